@@ -1,0 +1,103 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .executable(name: "hearth", targets: ["hearth"]),
+        .library(name: "HearthCore", targets: ["HearthCore"]),
+        .library(name: "HearthStore", targets: ["HearthStore"]),
+        .library(name: "HearthTokens", targets: ["HearthTokens"]),
+        .library(name: "HearthEngine", targets: ["HearthEngine"]),
+        .library(name: "HearthServer", targets: ["HearthServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    ],
+    targets: [
+        // Domain types, error catalogue, validation, password hashing. No I/O.
+        .target(
+            name: "HearthCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The AuthStore protocol every backend implements.
+        .target(name: "HearthStore", dependencies: ["HearthCore"]),
+        .target(
+            name: "HearthSQLite",
+            dependencies: ["HearthStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "HearthPostgres",
+            dependencies: [
+                "HearthStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Signing keys, ID tokens, refresh tokens.
+        .target(
+            name: "HearthTokens",
+            dependencies: [
+                "HearthCore", "HearthStore",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // Use cases: typed requests in, typed results or AuthError out.
+        .target(
+            name: "HearthEngine",
+            dependencies: [
+                "HearthCore", "HearthStore", "HearthTokens",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Hummingbird routes: decode, call the engine, encode.
+        .target(
+            name: "HearthServer",
+            dependencies: [
+                "HearthEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "hearth",
+            dependencies: [
+                "HearthServer", "HearthSQLite", "HearthPostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
+        .testTarget(name: "HearthStoreTests", dependencies: ["HearthSQLite", "HearthPostgres"]),
+        .testTarget(
+            name: "HearthTokensTests",
+            dependencies: ["HearthTokens", "HearthSQLite", .product(name: "JWTKit", package: "jwt-kit")]
+        ),
+        .testTarget(
+            name: "HearthServerTests",
+            dependencies: [
+                "HearthServer", "HearthSQLite",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
+        ),
+    ]
+)

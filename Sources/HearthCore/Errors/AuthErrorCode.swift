@@ -1,0 +1,96 @@
+/// Every error a client can cause, spelled as Firebase spells it on the wire.
+///
+/// This is the project's one error catalogue: routes, the engine and the stores
+/// raise `AuthError` with one of these codes and never invent strings of their own.
+public enum AuthErrorCode: String, Sendable, CaseIterable {
+    // Request shape
+    case invalidJSONPayload = "INVALID_JSON_PAYLOAD"  // carried as a 400 with Google's "Invalid JSON payload" message
+    case missingAPIKey = "MISSING_API_KEY"
+    case invalidAPIKey = "API_KEY_INVALID"
+    case notFound = "NOT_FOUND"
+    case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    case methodNotAllowed = "METHOD_NOT_ALLOWED"
+    case invalidProjectID = "INVALID_PROJECT_ID"
+    case permissionDenied = "PERMISSION_DENIED"
+    case insufficientPermission = "INSUFFICIENT_PERMISSION"
+    case unauthenticated = "UNAUTHENTICATED"
+
+    // Accounts
+    case emailExists = "EMAIL_EXISTS"
+    case emailNotFound = "EMAIL_NOT_FOUND"
+    case invalidEmail = "INVALID_EMAIL"
+    case missingEmail = "MISSING_EMAIL"
+    case missingPassword = "MISSING_PASSWORD"
+    case invalidPassword = "INVALID_PASSWORD"
+    case weakPassword = "WEAK_PASSWORD"
+    case passwordDoesNotMeetRequirements = "PASSWORD_DOES_NOT_MEET_REQUIREMENTS"
+    case invalidLoginCredentials = "INVALID_LOGIN_CREDENTIALS"
+    case userDisabled = "USER_DISABLED"
+    case userNotFound = "USER_NOT_FOUND"
+    case missingLocalID = "MISSING_LOCAL_ID"
+    case missingIdentifier = "MISSING_IDENTIFIER"
+    case invalidIdentifier = "INVALID_IDENTIFIER"
+    case missingContinueURI = "MISSING_CONTINUE_URI"
+    case invalidContinueURI = "INVALID_CONTINUE_URI"
+    case invalidDisplayName = "INVALID_DISPLAY_NAME"
+    case invalidPhotoURL = "INVALID_PHOTO_URL"
+    case invalidPhoneNumber = "INVALID_PHONE_NUMBER"
+    case phoneNumberExists = "PHONE_NUMBER_EXISTS"
+    case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
+    case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+    case localIDExists = "LOCAL_ID_EXISTS"
+    case invalidLocalID = "INVALID_LOCAL_ID"
+    case credentialTooOldLoginAgain = "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
+    case operationNotAllowed = "OPERATION_NOT_ALLOWED"
+    case adminOnlyOperation = "ADMIN_ONLY_OPERATION"
+    case tooManyAttemptsTryLater = "TOO_MANY_ATTEMPTS_TRY_LATER"
+    case quotaExceeded = "QUOTA_EXCEEDED"
+    case invalidReqType = "INVALID_REQ_TYPE"
+    case invalidClaims = "INVALID_CLAIMS"
+    case forbiddenClaim = "FORBIDDEN_CLAIM"
+    case claimsTooLarge = "CLAIMS_TOO_LARGE"
+    case invalidTenantID = "INVALID_TENANT_ID"
+    case tenantIDMismatch = "TENANT_ID_MISMATCH"
+
+    // Tokens
+    case invalidIDToken = "INVALID_ID_TOKEN"
+    case missingIDToken = "MISSING_ID_TOKEN"
+    case tokenExpired = "TOKEN_EXPIRED"
+    case userMismatch = "USER_MISMATCH"
+    case missingRefreshToken = "MISSING_REFRESH_TOKEN"
+    case invalidRefreshToken = "INVALID_REFRESH_TOKEN"
+    case missingGrantType = "MISSING_GRANT_TYPE"
+    case invalidGrantType = "INVALID_GRANT_TYPE"
+    case invalidArgument = "INVALID_ARGUMENT"
+    case internalError = "INTERNAL_ERROR"
+    case unavailable = "UNAVAILABLE"
+
+    /// The HTTP status Firebase answers this code with.
+    public var httpStatus: Int {
+        switch self {
+        case .missingAPIKey, .permissionDenied: 403
+        case .unauthenticated: 401
+        case .notFound: 404
+        case .methodNotAllowed: 405
+        case .payloadTooLarge: 413
+        case .internalError: 500
+        case .unavailable: 503
+        default: 400
+        }
+    }
+
+    /// The gRPC-style status name that Google APIs put in `error.status`.
+    public var googleStatus: String {
+        switch httpStatus {
+        case 401: "UNAUTHENTICATED"
+        case 403: "PERMISSION_DENIED"
+        case 404: "NOT_FOUND"
+        case 405: "METHOD_NOT_ALLOWED"  // not a gRPC status; Google front ends answer 405 without one
+        case 413: "INVALID_ARGUMENT"
+        case 429: "RESOURCE_EXHAUSTED"
+        case 500: "INTERNAL"
+        case 503: "UNAVAILABLE"
+        default: "INVALID_ARGUMENT"
+        }
+    }
+}

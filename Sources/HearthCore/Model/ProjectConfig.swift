@@ -1,0 +1,119 @@
+import Crypto
+import Foundation
+
+/// Everything that can differ between the projects one Hearth server serves.
+///
+/// Decodes from the `projects` entries of the config file; every field is optional there
+/// and defaults to what a new Firebase project does.
+public struct ProjectConfig: Sendable, Equatable, Codable {
+    public var projectID: String
+    /// Google's numeric project id, which some responses carry; derived from the id unless configured.
+    public var projectNumber: String
+    /// Web API keys clients must present. Empty: any key is accepted (as the emulator does).
+    public var apiKeys: [String]
+    public var passwordPolicy: PasswordPolicy
+    /// E-mail enumeration protection (Firebase's "improved e-mail privacy"), on for new projects.
+    public var emailEnumerationProtection: Bool
+    public var rateLimits: RateLimits
+    public var tokens: TokenSettings
+    public var authorizedDomains: [String]
+
+    public init(
+        projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
+        emailEnumerationProtection: Bool = true, rateLimits: RateLimits = .init(), tokens: TokenSettings = .init(),
+        authorizedDomains: [String] = ["localhost"]
+    ) {
+        self.projectID = projectID
+        self.projectNumber = ProjectConfig.derivedNumber(projectID)
+        self.apiKeys = apiKeys
+        self.passwordPolicy = passwordPolicy
+        self.emailEnumerationProtection = emailEnumerationProtection
+        self.rateLimits = rateLimits
+        self.tokens = tokens
+        self.authorizedDomains = authorizedDomains
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits, tokens,
+            authorizedDomains
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = ProjectConfig(projectID: try c.decode(String.self, forKey: .projectID))
+        projectID = d.projectID
+        projectNumber = try c.decodeIfPresent(String.self, forKey: .projectNumber) ?? d.projectNumber
+        apiKeys = try c.decodeIfPresent([String].self, forKey: .apiKeys) ?? d.apiKeys
+        passwordPolicy = try c.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy) ?? d.passwordPolicy
+        emailEnumerationProtection =
+            try c.decodeIfPresent(Bool.self, forKey: .emailEnumerationProtection) ?? d.emailEnumerationProtection
+        rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? d.rateLimits
+        tokens = try c.decodeIfPresent(TokenSettings.self, forKey: .tokens) ?? d.tokens
+        authorizedDomains = try c.decodeIfPresent([String].self, forKey: .authorizedDomains) ?? d.authorizedDomains
+    }
+}
+
+extension ProjectConfig {
+    /// A stable 12-digit number for a project id, so every server answers the same one.
+    static func derivedNumber(_ projectID: String) -> String {
+        let digest = SHA256.hash(data: Data(projectID.utf8))
+        let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return String(100_000_000_000 + value % 900_000_000_000)
+    }
+}
+
+/// Limits on abuse, kept as counters in the store so they hold across server processes.
+public struct RateLimits: Sendable, Equatable, Codable {
+    /// Failed password sign-ins allowed per e-mail address in `failedPasswordWindowSeconds`.
+    public var failedPasswordsPerAccount: Int = 10
+    /// Failed password sign-ins allowed per client IP in `failedPasswordWindowSeconds`.
+    public var failedPasswordsPerIP: Int = 100
+    public var failedPasswordWindowSeconds: Int = 900
+    /// New accounts allowed per client IP per hour (Firebase: 100).
+    public var signUpsPerIPPerHour: Int = 100
+
+    public init() {}
+
+    /// No limits; for benchmarks and load tests.
+    public static var unlimited: RateLimits {
+        var r = RateLimits()
+        r.failedPasswordsPerAccount = 0
+        r.failedPasswordsPerIP = 0
+        r.signUpsPerIPPerHour = 0
+        return r
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = RateLimits()
+        failedPasswordsPerAccount = try c.decodeIfPresent(Int.self, forKey: .failedPasswordsPerAccount) ?? d.failedPasswordsPerAccount
+        failedPasswordsPerIP = try c.decodeIfPresent(Int.self, forKey: .failedPasswordsPerIP) ?? d.failedPasswordsPerIP
+        failedPasswordWindowSeconds =
+            try c.decodeIfPresent(Int.self, forKey: .failedPasswordWindowSeconds) ?? d.failedPasswordWindowSeconds
+        signUpsPerIPPerHour = try c.decodeIfPresent(Int.self, forKey: .signUpsPerIPPerHour) ?? d.signUpsPerIPPerHour
+    }
+}
+
+/// Lifetimes and rotation rules for the tokens a project issues.
+public struct TokenSettings: Sendable, Equatable, Codable {
+    /// ID token lifetime; Firebase's is one hour.
+    public var idTokenLifetimeSeconds: Int = 3600
+    /// Issue a new refresh token on every use (off only for clients that cannot store one).
+    public var rotateRefreshTokens: Bool = true
+    /// How long a rotated refresh token still answers with its successor, for racing tabs and retries.
+    public var refreshReuseGraceSeconds: Int = 30
+    /// How recent a sign-in must be for deleting the account or changing e-mail or password.
+    public var recentSignInSeconds: Int = 300
+
+    public init() {}
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TokenSettings()
+        idTokenLifetimeSeconds = try c.decodeIfPresent(Int.self, forKey: .idTokenLifetimeSeconds) ?? d.idTokenLifetimeSeconds
+        rotateRefreshTokens = try c.decodeIfPresent(Bool.self, forKey: .rotateRefreshTokens) ?? d.rotateRefreshTokens
+        refreshReuseGraceSeconds =
+            try c.decodeIfPresent(Int.self, forKey: .refreshReuseGraceSeconds) ?? d.refreshReuseGraceSeconds
+        recentSignInSeconds = try c.decodeIfPresent(Int.self, forKey: .recentSignInSeconds) ?? d.recentSignInSeconds
+    }
+}

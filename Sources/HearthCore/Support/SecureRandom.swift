@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+
+/// Randomness for identifiers, salts and tokens. `system` draws from the OS CSPRNG;
+/// tests may inject a seeded source to make ids predictable.
+public struct SecureRandom: Sendable {
+    private let fill: @Sendable (Int) -> [UInt8]
+
+    public init(fill: @escaping @Sendable (Int) -> [UInt8]) {
+        self.fill = fill
+    }
+
+    public static let system = SecureRandom { count in
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    public func bytes(_ count: Int) -> [UInt8] { fill(count) }
+
+    private static let alphanumerics = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// A 28-character alphanumeric id, the shape of Firebase uids.
+    public func uid() -> String { alphanumeric(28) }
+
+    /// Alphanumeric text of the given length, without modulo bias.
+    public func alphanumeric(_ length: Int) -> String {
+        var out = ""
+        out.reserveCapacity(length)
+        while out.count < length {
+            for byte in bytes(length * 2) where byte < 248 {  // 248 = 4 * 62
+                out.append(Self.alphanumerics[Int(byte) % 62])
+                if out.count == length { break }
+            }
+        }
+        return out
+    }
+
+    /// Random bytes as base64url text: `count` bytes of entropy.
+    public func token(bytes count: Int) -> String { Base64URL.encode(bytes(count)) }
+}

@@ -1,0 +1,28 @@
+/// Which passwords a project accepts. Defaults to Firebase's: at least 6 characters.
+public struct PasswordPolicy: Sendable, Equatable, Codable {
+    public var minLength: Int = 6
+    public var maxLength: Int = 4096
+
+    public init(minLength: Int = 6, maxLength: Int = 4096) {
+        self.minLength = minLength
+        self.maxLength = maxLength
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        minLength = try c.decodeIfPresent(Int.self, forKey: .minLength) ?? 6
+        maxLength = try c.decodeIfPresent(Int.self, forKey: .maxLength) ?? 4096
+    }
+
+    /// Throws the error Firebase gives for a password this policy refuses.
+    public func check(_ password: String) throws(AuthError) {
+        let length = password.count
+        if length < minLength {
+            throw AuthError(.weakPassword, "Password should be at least \(minLength) characters")
+        }
+        if length > maxLength {
+            throw AuthError(
+                .passwordDoesNotMeetRequirements, "Missing password requirements: [Password may contain at most \(maxLength) characters]")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// `accounts:signUp`: a new anonymous or e-mail/password account, or e-mail/password attached to the
+/// signed-in account when `idToken` is given (the anonymous-upgrade flow).
+public struct SignUpRequest: Sendable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var idToken: String?
+
+    public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.idToken = idToken
+    }
+}
+
+public struct AccountResult: Sendable {
+    public var user: UserRecord
+    public var tokens: SessionTokens?
+    public var isNewUser: Bool
+}
+
+extension AuthEngine {
+    /// Checks in Firebase's order: MISSING_EMAIL, MISSING_PASSWORD, INVALID_EMAIL, EMAIL_EXISTS,
+    /// WEAK_PASSWORD, then the ID token.
+    public func signUp(_ request: SignUpRequest, origin: RequestOrigin) async throws -> AccountResult {
+        let project = origin.project
+        let anonymous = request.email == nil && request.password == nil && request.idToken.nonEmpty == nil
+        if anonymous {
+            return try await createUser(email: nil, password: nil, displayName: nil, origin: origin)
+        }
+        guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
+        guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }
+        let email = try EmailAddress.normalize(rawEmail)
+        if try await store.user(projectID: project.projectID, email: email) != nil { throw AuthError(.emailExists) }
+        try project.passwordPolicy.check(password)
+
+        guard let idToken = request.idToken.nonEmpty else {
+            return try await createUser(
+                email: email, password: password, displayName: request.displayName.nonEmpty, origin: origin)
+        }
+        var (user, _) = try await authenticatedUser(idToken: idToken, origin: origin)
+        if user.passwordHash != nil { throw AuthError(.providerAlreadyLinked) }
+        let now = clock.now()
+        user.email = email
+        user.emailVerified = false
+        user.passwordHash = try await hasher.hash(password).encoded
+        user.passwordUpdatedAt = now
+        if let name = request.displayName.nonEmpty { user.displayName = name }
+        user.lastLoginAt = now
+        do { try await store.updateUser(user) } catch { throw mapStoreError(error) }
+        logger.info("password linked", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
+        let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
+        return AccountResult(user: user, tokens: tokens, isNewUser: false)
+    }
+
+    private func createUser(email: String?, password: String?, displayName: String?, origin: RequestOrigin) async throws
+        -> AccountResult
+    {
+        let project = origin.project
+        try await consumeLimit(
+            "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour, windowSeconds: 3600)
+        let hash = try await password.asyncMap { try await hasher.hash($0).encoded }
+        let now = clock.now()
+        let user = UserRecord(
+            projectID: project.projectID, uid: random.uid(), email: email, displayName: displayName,
+            passwordHash: hash, passwordUpdatedAt: hash == nil ? nil : now, validSince: nowSecond(), createdAt: now,
+            lastLoginAt: now)
+        do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+        let provider = email == nil ? ProviderID.anonymous : ProviderID.password
+        logger.info("account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])
+        let tokens = try await startSession(for: user, provider: provider, origin: origin)
+        return AccountResult(user: user, tokens: tokens, isNewUser: true)
+    }
+}
+
+extension Optional where Wrapped == String {
+    /// The string unless it is nil or empty: Firebase treats `""` as absent.
+    var nonEmpty: String? {
+        guard let self, !self.isEmpty else { return nil }
+        return self
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// `accounts:update` by the signed-in user.
+public struct UpdateAccountRequest: Sendable {
+    public enum Attribute: String, Sendable {
+        case displayName = "DISPLAY_NAME"
+        case photoURL = "PHOTO_URL"
+        case email = "EMAIL"
+        case password = "PASSWORD"
+        case unspecified = "USER_ATTRIBUTE_NAME_UNSPECIFIED"
+    }
+
+    public var idToken: String?
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var deleteAttributes: [Attribute]
+    public var deleteProviders: [String]
+
+    public init(
+        idToken: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
+        photoURL: String? = nil, deleteAttributes: [Attribute] = [], deleteProviders: [String] = []
+    ) {
+        self.idToken = idToken
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.deleteAttributes = deleteAttributes
+        self.deleteProviders = deleteProviders
+    }
+}
+
+extension AuthEngine {
+    /// Applies a profile change. Changing e-mail or password needs a recent sign-in, moves
+    /// `validSince` to now (ending every other session) and returns a fresh session.
+    public func updateAccount(_ request: UpdateAccountRequest, origin: RequestOrigin) async throws -> AccountResult {
+        try await retryingOnConflict { try await applyUpdate(request, origin: origin) }
+    }
+
+    private func applyUpdate(_ request: UpdateAccountRequest, origin: RequestOrigin) async throws -> AccountResult {
+        guard request.idToken.nonEmpty != nil else {
+            throw AuthError(.invalidReqType, "Unsupported request parameters.")
+        }
+        var (user, token) = try await authenticatedUser(idToken: request.idToken, origin: origin)
+        let project = origin.project
+        let newEmail = try request.email.nonEmpty.map { e throws(AuthError) in try EmailAddress.normalize(e) }
+        let newPassword = request.password.nonEmpty
+        let changesCredentials = (newEmail != nil && newEmail != user.email) || newPassword != nil
+            || request.deleteAttributes.contains(.password) || request.deleteAttributes.contains(.email)
+
+        if changesCredentials { try requireRecentSignIn(token, origin: origin) }
+        if let newEmail, newEmail != user.email {
+            // Production Firebase refuses a direct e-mail change under enumeration protection:
+            // the new address must be verified first (sendOobCode VERIFY_AND_CHANGE_EMAIL).
+            if project.emailEnumerationProtection {
+                throw AuthError(.operationNotAllowed, "Please verify the new email before changing email.")
+            }
+            if try await store.user(projectID: project.projectID, email: newEmail) != nil { throw AuthError(.emailExists) }
+            user.email = newEmail
+            user.emailVerified = false
+        }
+        if let newPassword {
+            try project.passwordPolicy.check(newPassword)
+            user.passwordHash = try await hasher.hash(newPassword).encoded
+            user.passwordUpdatedAt = clock.now()
+        }
+        if let name = request.displayName { user.displayName = name.isEmpty ? nil : name }
+        if let photo = request.photoURL { user.photoURL = photo.isEmpty ? nil : photo }
+        for attribute in request.deleteAttributes {
+            switch attribute {
+            case .displayName: user.displayName = nil
+            case .photoURL: user.photoURL = nil
+            case .password: user.passwordHash = nil
+            case .email:
+                user.email = nil
+                user.emailVerified = false
+            case .unspecified: break
+            }
+        }
+        for provider in request.deleteProviders {
+            switch provider {
+            case ProviderID.password:
+                user.email = nil
+                user.emailVerified = false
+                user.passwordHash = nil
+            case ProviderID.phone:
+                user.phoneNumber = nil
+            default:
+                user.providers.removeAll { $0.providerID == provider }
+            }
+        }
+
+        var tokens: SessionTokens?
+        if changesCredentials {
+            user.validSince = nowSecond()
+            user.lastLoginAt = clock.now()
+        }
+        do { try await store.updateUser(user) } catch StoreError.versionConflict {
+            throw StoreError.versionConflict
+        } catch { throw mapStoreError(error) }
+        user.version += 1
+        if changesCredentials {
+            logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
+            let provider = newPassword != nil ? ProviderID.password : (token.signInProvider ?? ProviderID.password)
+            tokens = try await startSession(for: user, provider: provider, origin: origin)
+        }
+        return AccountResult(user: user, tokens: tokens, isNewUser: false)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HearthCore
+import HearthStore
+import HearthTokens
+import Logging
+
+/// Who is asking: the project the request resolved to and where it came from.
+public struct RequestOrigin: Sendable {
+    public var project: ProjectConfig
+    public var clientIP: String?
+
+    public init(project: ProjectConfig, clientIP: String?) {
+        self.project = project
+        self.clientIP = clientIP
+    }
+}
+
+/// What a successful sign-in hands back to the client.
+public struct SessionTokens: Sendable, Equatable {
+    public var idToken: String
+    public var refreshToken: String
+    public var expiresIn: Int
+}
+
+/// The use cases of Hearth. Typed requests in, typed results or `AuthError` out;
+/// nothing here knows about HTTP.
+public final class AuthEngine: Sendable {
+    public let store: AuthStore
+    public let projects: ProjectRegistry
+    public let idTokens: IDTokenService
+    public let hasher: PasswordHasher
+    public let clock: AuthClock
+    public let random: SecureRandom
+    let logger: Logger
+
+    public init(
+        store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
+        clock: AuthClock = .system, random: SecureRandom = .system, logger: Logger = Logger(label: "hearth.engine")
+    ) {
+        self.store = store
+        self.projects = projects
+        self.idTokens = idTokens
+        self.hasher = hasher
+        self.clock = clock
+        self.random = random
+        self.logger = logger
+    }
+
+    /// `validSince` and JWT times have whole-second precision.
+    func nowSecond() -> Date { Date(timeIntervalSince1970: Double(clock.now().secondsSince1970)) }
+
+    // MARK: Sessions
+
+    /// Starts a refresh-token family for `user` and mints its first ID token.
+    func startSession(for user: UserRecord, provider: String, origin: RequestOrigin) async throws -> SessionTokens {
+        let now = clock.now()
+        let refresh = RefreshTokenCodec.generate(random: random)
+        let family = RefreshTokenFamily(
+            id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now, signInProvider: provider,
+            createdAt: now)
+        try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
+        let lifetime = origin.project.tokens.idTokenLifetimeSeconds
+        let idToken = try idTokens.mint(user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now)
+        return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
+    }
+
+    /// The signed-in user an ID token names, with Firebase's checks: a valid token, an existing
+    /// enabled user, and a session that began no earlier than the user's `validSince`.
+    func authenticatedUser(idToken: String?, origin: RequestOrigin) async throws -> (UserRecord, VerifiedIDToken) {
+        guard let idToken, !idToken.isEmpty else { throw AuthError(.missingIDToken) }
+        let token = try await idTokens.verify(idToken, projectID: origin.project.projectID, now: clock.now())
+        guard let user = try await store.user(projectID: origin.project.projectID, uid: token.uid) else {
+            throw AuthError(.userNotFound)
+        }
+        if user.disabled { throw AuthError(.userDisabled) }
+        if token.authTime.secondsSince1970 < user.validSince.secondsSince1970 { throw AuthError(.tokenExpired) }
+        return (user, token)
+    }
+
+    /// Deleting the account or changing its e-mail or password needs a sign-in within the project's window.
+    func requireRecentSignIn(_ token: VerifiedIDToken, origin: RequestOrigin) throws(AuthError) {
+        let age = clock.now().timeIntervalSince(token.authTime)
+        if age > Double(origin.project.tokens.recentSignInSeconds) {
+            throw AuthError(.credentialTooOldLoginAgain)
+        }
+    }
+
+    /// Maps store conflicts to Firebase codes.
+    func mapStoreError(_ error: Error) -> Error {
+        switch error as? StoreError {
+        case .emailExists?: AuthError(.emailExists)
+        case .uidExists?: AuthError(.duplicateLocalID)
+        case .userNotFound?: AuthError(.userNotFound)
+        case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")
+        case nil: error
+        }
+    }
+
+    /// Runs a read-modify-write use case again when another request updated the same user in between.
+    func retryingOnConflict<T>(_ body: () async throws -> T) async throws -> T {
+        for _ in 0..<3 {
+            do { return try await body() } catch StoreError.versionConflict { continue }
+        }
+        return try await body()
+    }
+
+    // MARK: Abuse limits
+
+    /// Counts one event against `key` and fails once more than `limit` happened in the window. 0 disables.
+    func consumeLimit(_ key: String, limit: Int, windowSeconds: Int) async throws {
+        guard limit > 0 else { return }
+        let count = try await store.incrementCounter(key, windowSeconds: windowSeconds, now: clock.now())
+        if count > limit {
+            logger.notice("rate limit reached", metadata: ["key": "\(key)", "count": "\(count)"])
+            throw AuthError(.tooManyAttemptsTryLater)
+        }
+    }
+
+    func isOverLimit(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {
+        guard limit > 0 else { return false }
+        return try await store.counter(key, windowSeconds: windowSeconds, now: clock.now()) >= limit
+    }
+}

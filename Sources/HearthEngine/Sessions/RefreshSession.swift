@@ -1,0 +1,78 @@
+import Foundation
+import HearthCore
+import HearthStore
+import HearthTokens
+
+/// `securetoken.googleapis.com/v1/token` with `grant_type=refresh_token`.
+public struct RefreshRequest: Sendable {
+    public var grantType: String?
+    public var refreshToken: String?
+
+    public init(grantType: String?, refreshToken: String?) {
+        self.grantType = grantType
+        self.refreshToken = refreshToken
+    }
+}
+
+public struct RefreshResult: Sendable {
+    public var user: UserRecord
+    public var tokens: SessionTokens
+}
+
+extension AuthEngine {
+    /// Exchanges a refresh token for a new ID token and (with rotation on) a new refresh token.
+    public func refresh(_ request: RefreshRequest, origin: RequestOrigin) async throws -> RefreshResult {
+        guard let grantType = request.grantType.nonEmpty else { throw AuthError(.missingGrantType) }
+        guard grantType == "refresh_token" else { throw AuthError(.invalidGrantType) }
+        guard let presented = request.refreshToken.nonEmpty else { throw AuthError(.missingRefreshToken) }
+        guard RefreshTokenCodec.looksValid(presented) else { throw AuthError(.invalidRefreshToken) }
+
+        let project = origin.project
+        let now = clock.now()
+        let successor = RefreshTokenCodec.generate(random: random)
+        let outcome = try await store.rotateRefreshToken(
+            RefreshRotation(
+                presentedHash: RefreshTokenCodec.hash(presented), successorHash: RefreshTokenCodec.hash(successor),
+                sealedSuccessor: try RefreshTokenCodec.seal(successor: successor, under: presented), now: now,
+                graceSeconds: project.tokens.refreshReuseGraceSeconds, rotate: project.tokens.rotateRefreshTokens))
+
+        let family: RefreshTokenFamily
+        let next: String
+        switch outcome {
+        case .unknown:
+            throw AuthError(.invalidRefreshToken)
+        case .revoked(let f):
+            throw AuthError(f.revokeReason == .userDeleted ? .userNotFound : .tokenExpired)
+        case .reuseDetected(let f):
+            logger.warning(
+                "refresh token reused after rotation; session revoked",
+                metadata: ["uid": "\(f.uid)", "family": "\(f.id)", "ip": "\(origin.clientIP ?? "-")"])
+            throw AuthError(.tokenExpired)
+        case .kept(let f):
+            (family, next) = (f, presented)
+        case .rotated(let f):
+            (family, next) = (f, successor)
+        case .alreadyRotated(let f, let sealed):
+            guard let earlier = RefreshTokenCodec.open(sealed: sealed, under: presented) else {
+                throw AuthError(.invalidRefreshToken)
+            }
+            (family, next) = (f, earlier)
+        }
+        guard family.projectID == project.projectID else { throw AuthError(.invalidRefreshToken) }
+        guard var user = try await store.user(projectID: family.projectID, uid: family.uid) else {
+            throw AuthError(.userNotFound)
+        }
+        if user.disabled { throw AuthError(.userDisabled) }
+        if family.authTime.secondsSince1970 < user.validSince.secondsSince1970 { throw AuthError(.tokenExpired) }
+
+        // lastRefreshAt is informational: write it at most once a minute per user, not on every refresh.
+        if now.timeIntervalSince(user.lastRefreshAt ?? .distantPast) > 60 {
+            user.lastRefreshAt = now
+            try await store.recordRefresh(projectID: user.projectID, uid: user.uid, at: now)
+        }
+        let lifetime = project.tokens.idTokenLifetimeSeconds
+        let idToken = try idTokens.mint(
+            user: user, signInProvider: family.signInProvider, authTime: family.authTime, lifetimeSeconds: lifetime, now: now)
+        return RefreshResult(user: user, tokens: SessionTokens(idToken: idToken, refreshToken: next, expiresIn: lifetime))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HearthCore
+import NIOCore
+import NIOPosix
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs password hashing on its own threads, never on an event loop or the cooperative pool.
+///
+/// The threads run at a lower scheduling priority (`nice`), so a burst of password sign-ins
+/// uses idle CPU without starving token refreshes and lookups, which need only milliseconds.
+public final class PasswordHasher: Sendable {
+    let pool: NIOThreadPool
+    public let parameters: ScryptParameters
+    let random: SecureRandom
+    let niceness: Int32
+    /// Verified against when an e-mail is unknown, so both cases cost one hash.
+    let decoy: PasswordHash
+
+    public init(threads: Int, parameters: ScryptParameters, niceness: Int32 = 5, random: SecureRandom = .system) {
+        pool = NIOThreadPool(numberOfThreads: max(threads, 1))
+        pool.start()
+        self.parameters = parameters
+        self.random = random
+        self.niceness = niceness
+        decoy = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
+    }
+
+    public func shutdown() async throws {
+        try await pool.shutdownGracefully()
+    }
+
+    public func hash(_ password: String) async throws -> PasswordHash {
+        try await run { [parameters, random] in PasswordHash.make(password: password, parameters: parameters, random: random) }
+    }
+
+    /// Verifies `password` against `stored`, or against the decoy when there is no stored hash.
+    public func verify(_ password: String, against stored: PasswordHash?) async throws -> Bool {
+        let target = stored ?? decoy
+        let ok = try await run { target.verify(password) }
+        return stored != nil && ok
+    }
+
+    private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
+        try await pool.runIfActive { [niceness] in
+            PasswordHasher.lowerPriorityOnce(niceness)
+            return work()
+        }
+    }
+
+    private static let lowered = ThreadSpecificVariable<Box>()
+    private final class Box: Sendable {}
+
+    private static func lowerPriorityOnce(_ niceness: Int32) {
+        guard niceness > 0, lowered.currentValue == nil else { return }
+        lowered.currentValue = Box()
+        #if os(Linux)
+        // Linux keeps the nice value per thread: PRIO_PROCESS with who = 0 changes the calling thread only.
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+        #endif
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthStore
+
+/// The default store: one SQLite file in WAL mode, written by one connection at a time.
+///
+/// `synchronous = NORMAL` in WAL mode loses no committed transaction when the process dies
+/// (the WAL is in the OS page cache); `durability: .full` also survives power loss, at an fsync per commit.
+public final class SQLiteAuthStore: AuthStore {
+    public enum Durability: String, Sendable { case normal, full }
+
+    let pool: DatabasePool
+    public let description: String
+
+    /// Opens (creating if needed) the database file at `path` and migrates it.
+    public init(path: String, durability: Durability = .normal, busyTimeout: TimeInterval = 10) throws {
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        // BEGIN IMMEDIATE: a transaction takes the write lock up front, so read-then-write sequences
+        // (refresh rotation, counters) cannot interleave even across processes sharing the file.
+        config.defaultTransactionKind = .immediate
+        config.maximumReaderCount = 8
+        let synchronous = durability == .full ? "FULL" : "NORMAL"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+        }
+        pool = try DatabasePool(path: path, configuration: config)
+        description = "sqlite:\(path)"
+        try SQLiteSchema.migrator.migrate(pool)
+    }
+
+    public func shutdown() async throws {
+        try pool.close()
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord) async throws {
+        try await pool.write { db in
+            if try Self.exists(db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid]) {
+                throw StoreError.uidExists
+            }
+            try Self.checkEmailFree(db, user)
+            try db.execute(
+                sql: """
+                    INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
+                      password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
+                      last_refresh_at, custom_claims, custom_auth, version)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: StatementArguments(Self.userArguments(user) + [user.version]))
+            try Self.writeProviders(db, user)
+        }
+    }
+
+    public func user(projectID: String, uid: String) async throws -> UserRecord? {
+        try await pool.read { db in
+            try Self.fetchUser(db, where: "project_id = ? AND uid = ?", [projectID, uid])
+        }
+    }
+
+    public func user(projectID: String, email: String) async throws -> UserRecord? {
+        try await pool.read { db in
+            try Self.fetchUser(db, where: "project_id = ? AND email = ?", [projectID, email])
+        }
+    }
+
+    public func updateUser(_ user: UserRecord) async throws {
+        try await pool.write { db in
+            try Self.checkEmailFree(db, user)
+            var args = Self.userArguments(user)
+            // Key columns move to the end for the WHERE clause.
+            let key = [args.remove(at: 0), args.remove(at: 0)]
+            try db.execute(
+                sql: """
+                    UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
+                      password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
+                      last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, version = version + 1
+                    WHERE project_id = ? AND uid = ? AND version = ?
+                    """, arguments: StatementArguments(args + key + [user.version]))
+            if db.changesCount == 0 {
+                let exists = try Self.exists(
+                    db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
+                throw exists ? StoreError.versionConflict : StoreError.userNotFound
+            }
+            try db.execute(
+                sql: "DELETE FROM provider_links WHERE project_id = ? AND uid = ?", arguments: [user.projectID, user.uid])
+            try Self.writeProviders(db, user)
+        }
+    }
+
+    public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?",
+                arguments: [at.millisecondsSince1970, projectID, uid])
+        }
+    }
+
+    public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND uid = ?",
+                arguments: [at.millisecondsSince1970, projectID, uid])
+        }
+    }
+
+    public func deleteUser(projectID: String, uid: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM users WHERE project_id = ? AND uid = ?", arguments: [projectID, uid])
+            let existed = db.changesCount > 0
+            try db.execute(sql: "DELETE FROM provider_links WHERE project_id = ? AND uid = ?", arguments: [projectID, uid])
+            if existed {
+                try Self.revokeFamilies(
+                    db, projectID: projectID, uid: uid, reason: .userDeleted, at: Date().millisecondsSince1970)
+            }
+            return existed
+        }
+    }
+
+    public func countUsers(projectID: String) async throws -> Int {
+        try await pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users WHERE project_id = ?", arguments: [projectID]) ?? 0
+        }
+    }
+
+    // MARK: Refresh tokens
+
+    public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970, family.signInProvider,
+                    family.createdAt.millisecondsSince1970,
+                ])
+            try db.execute(
+                sql: "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                arguments: [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
+        }
+    }
+
+    public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
+        try await pool.write { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT t.rotated_at, t.sealed_successor, f.*
+                    FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                    WHERE t.hash = ?
+                    """, arguments: [Data(r.presentedHash)])
+            guard let row else { return .unknown }
+            let family = Self.family(from: row)
+            if family.revokedAt != nil { return .revoked(family) }
+            if !r.rotate { return .kept(family) }
+            let nowMs = r.now.millisecondsSince1970
+            if let rotatedAt = row["rotated_at"] as Int64? {
+                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row["sealed_successor"] as Data? {
+                    return .alreadyRotated(family, sealedSuccessor: Array(sealed))
+                }
+                try db.execute(
+                    sql: "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
+                    arguments: [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+                var revoked = family
+                revoked.revokedAt = r.now
+                revoked.revokeReason = .reuseDetected
+                return .reuseDetected(revoked)
+            }
+            try db.execute(
+                sql: "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
+                arguments: [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+            try db.execute(
+                sql: "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                arguments: [Data(r.successorHash), family.id, nowMs])
+            return .rotated(family)
+        }
+    }
+
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws {
+        try await pool.write { db in
+            try Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at.millisecondsSince1970)
+        }
+    }
+
+    // MARK: Signing keys
+
+    public func signingKeys() async throws -> [StoredSigningKey] {
+        try await pool.read { db in try Self.fetchKeys(db) }
+    }
+
+    public func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> [StoredSigningKey] {
+        try await pool.write { db in
+            if try Self.fetchKeys(db).isEmpty { try Self.insertKey(db, key) }
+            return try Self.fetchKeys(db)
+        }
+    }
+
+    public func insertSigningKey(_ key: StoredSigningKey) async throws {
+        try await pool.write { db in try Self.insertKey(db, key) }
+    }
+
+    public func retireSigningKey(kid: String, at: Date) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL",
+                arguments: [at.millisecondsSince1970, kid])
+        }
+    }
+
+    public func deleteSigningKey(kid: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM signing_keys WHERE kid = ?", arguments: [kid])
+        }
+    }
+
+    // MARK: Counters
+
+    public func incrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        return try await pool.write { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    INSERT INTO counters (key, window_start, count) VALUES (?, ?, 1)
+                    ON CONFLICT (key) DO UPDATE SET
+                      count = CASE WHEN counters.window_start = excluded.window_start THEN counters.count + 1 ELSE 1 END,
+                      window_start = excluded.window_start
+                    RETURNING count
+                    """, arguments: [key, start]) ?? 1
+        }
+    }
+
+    public func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        return try await pool.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?", arguments: [key, start]) ?? 0
+        }
+    }
+
+    public func resetCounter(_ key: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM counters WHERE key = ?", arguments: [key])
+        }
+    }
+}
+
+// MARK: - Row mapping
+
+extension SQLiteAuthStore {
+    static func exists(_ db: Database, _ sql: String, _ args: StatementArguments) throws -> Bool {
+        try Int.fetchOne(db, sql: sql, arguments: args) != nil
+    }
+
+    static func checkEmailFree(_ db: Database, _ user: UserRecord) throws {
+        guard let email = user.email else { return }
+        if try exists(
+            db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?", [user.projectID, email, user.uid])
+        {
+            throw StoreError.emailExists
+        }
+    }
+
+    static func userArguments(_ u: UserRecord) -> [DatabaseValueConvertible?] {
+        [
+            u.projectID, u.uid, u.email, u.emailVerified, u.displayName, u.photoURL, u.phoneNumber, u.passwordHash,
+            u.passwordUpdatedAt?.millisecondsSince1970, u.validSince.millisecondsSince1970, u.disabled,
+            u.createdAt.millisecondsSince1970, u.lastLoginAt?.millisecondsSince1970,
+            u.lastRefreshAt?.millisecondsSince1970, u.customClaims, u.customAuth,
+        ]
+    }
+
+    static func writeProviders(_ db: Database, _ user: UserRecord) throws {
+        for p in user.providers {
+            try db.execute(
+                sql: """
+                    INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
+                      photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
+                    p.phoneNumber,
+                ])
+        }
+    }
+
+    static func fetchUser(_ db: Database, where condition: String, _ args: StatementArguments) throws -> UserRecord? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(condition)", arguments: args) else {
+            return nil
+        }
+        var user = UserRecord(
+            projectID: row["project_id"], uid: row["uid"], email: row["email"], emailVerified: row["email_verified"],
+            displayName: row["display_name"], photoURL: row["photo_url"], phoneNumber: row["phone_number"],
+            passwordHash: row["password_hash"], passwordUpdatedAt: date(row["password_updated_at"]),
+            validSince: Date(millisecondsSince1970: row["valid_since"]), disabled: row["disabled"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]), lastLoginAt: date(row["last_login_at"]),
+            lastRefreshAt: date(row["last_refresh_at"]), customClaims: row["custom_claims"], customAuth: row["custom_auth"],
+            version: row["version"])
+        let links = try Row.fetchAll(
+            db, sql: "SELECT * FROM provider_links WHERE project_id = ? AND uid = ? ORDER BY provider_id",
+            arguments: [user.projectID, user.uid])
+        user.providers = links.map { l in
+            ProviderUserInfo(
+                providerID: l["provider_id"], rawID: l["raw_id"], federatedID: l["federated_id"], email: l["email"],
+                displayName: l["display_name"], photoURL: l["photo_url"], phoneNumber: l["phone_number"])
+        }
+        return user
+    }
+
+    static func date(_ ms: Int64?) -> Date? { ms.map(Date.init(millisecondsSince1970:)) }
+
+    static func family(from row: Row) -> RefreshTokenFamily {
+        RefreshTokenFamily(
+            id: row["id"], projectID: row["project_id"], uid: row["uid"],
+            authTime: Date(millisecondsSince1970: row["auth_time"]), signInProvider: row["sign_in_provider"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]), revokedAt: date(row["revoked_at"]),
+            revokeReason: (row["revoke_reason"] as String?).flatMap(RefreshRevocationReason.init(rawValue:)))
+    }
+
+    static func revokeFamilies(_ db: Database, projectID: String, uid: String, reason: RefreshRevocationReason, at: Int64)
+        throws
+    {
+        try db.execute(
+            sql: """
+                UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
+                WHERE project_id = ? AND uid = ? AND revoked_at IS NULL
+                """, arguments: [at, reason.rawValue, projectID, uid])
+    }
+
+    static func fetchKeys(_ db: Database) throws -> [StoredSigningKey] {
+        try Row.fetchAll(db, sql: "SELECT * FROM signing_keys ORDER BY activates_at, kid").map { row in
+            StoredSigningKey(
+                kid: row["kid"], algorithm: row["algorithm"], privateKey: Array(row["private_key"] as Data),
+                encrypted: row["encrypted"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+                activatesAt: Date(millisecondsSince1970: row["activates_at"]), retiredAt: date(row["retired_at"]))
+        }
+    }
+
+    static func insertKey(_ db: Database, _ key: StoredSigningKey) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO signing_keys (kid, algorithm, private_key, encrypted, created_at, activates_at, retired_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                key.kid, key.algorithm, Data(key.privateKey), key.encrypted, key.createdAt.millisecondsSince1970,
+                key.activatesAt.millisecondsSince1970, key.retiredAt?.millisecondsSince1970,
+            ])
+    }
+}

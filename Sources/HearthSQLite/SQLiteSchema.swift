@@ -1,0 +1,87 @@
+import GRDB
+
+/// The SQLite schema as a list of migrations; a new column is a new migration, never an edit.
+/// Timestamps are integer milliseconds since 1970.
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                      project_id TEXT NOT NULL,
+                      uid TEXT NOT NULL,
+                      email TEXT,
+                      email_verified INTEGER NOT NULL DEFAULT 0,
+                      display_name TEXT,
+                      photo_url TEXT,
+                      phone_number TEXT,
+                      password_hash TEXT,
+                      password_updated_at INTEGER,
+                      valid_since INTEGER NOT NULL,
+                      disabled INTEGER NOT NULL DEFAULT 0,
+                      created_at INTEGER NOT NULL,
+                      last_login_at INTEGER,
+                      last_refresh_at INTEGER,
+                      custom_claims TEXT,
+                      custom_auth INTEGER NOT NULL DEFAULT 0,
+                      version INTEGER NOT NULL DEFAULT 1,
+                      PRIMARY KEY (project_id, uid)
+                    ) WITHOUT ROWID;
+                    CREATE UNIQUE INDEX users_email ON users (project_id, email) WHERE email IS NOT NULL;
+                    CREATE UNIQUE INDEX users_phone ON users (project_id, phone_number) WHERE phone_number IS NOT NULL;
+
+                    CREATE TABLE provider_links (
+                      project_id TEXT NOT NULL,
+                      provider_id TEXT NOT NULL,
+                      raw_id TEXT NOT NULL,
+                      uid TEXT NOT NULL,
+                      federated_id TEXT,
+                      email TEXT,
+                      display_name TEXT,
+                      photo_url TEXT,
+                      phone_number TEXT,
+                      PRIMARY KEY (project_id, provider_id, raw_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX provider_links_user ON provider_links (project_id, uid);
+
+                    CREATE TABLE refresh_families (
+                      id TEXT PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      uid TEXT NOT NULL,
+                      auth_time INTEGER NOT NULL,
+                      sign_in_provider TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      revoked_at INTEGER,
+                      revoke_reason TEXT
+                    ) WITHOUT ROWID;
+                    CREATE INDEX refresh_families_user ON refresh_families (project_id, uid);
+
+                    CREATE TABLE refresh_tokens (
+                      hash BLOB PRIMARY KEY NOT NULL,
+                      family_id TEXT NOT NULL,
+                      issued_at INTEGER NOT NULL,
+                      rotated_at INTEGER,
+                      sealed_successor BLOB
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE signing_keys (
+                      kid TEXT PRIMARY KEY NOT NULL,
+                      algorithm TEXT NOT NULL,
+                      private_key BLOB NOT NULL,
+                      encrypted INTEGER NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      activates_at INTEGER NOT NULL,
+                      retired_at INTEGER
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE counters (
+                      key TEXT PRIMARY KEY NOT NULL,
+                      window_start INTEGER NOT NULL,
+                      count INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return m
+    }
+}

@@ -1,0 +1,31 @@
+import HearthCore
+import HearthEngine
+import HearthTokens
+import Hummingbird
+import Logging
+
+/// The HTTP face of Hearth: routes and middleware over an `AuthEngine`.
+public enum HearthApplication {
+    /// The router with every route and middleware; tests drive it without a socket.
+    public static func router(engine: AuthEngine, publicKeyCacheSeconds: Int = 3600) -> Router<HearthRequestContext> {
+        let router = Router(context: HearthRequestContext.self)
+        router.add(middleware: ErrorEnvelopeMiddleware())
+        router.add(middleware: FirebaseCORSMiddleware())
+        AuthRoutes(engine: engine).register(on: router)
+        PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
+        router.get("/") { _, _ in
+            WireResponse.json(["service": "hearth", "status": "ok"])
+        }
+        return router
+    }
+
+    /// A server listening on `host:port`.
+    public static func make(
+        engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, logger: Logger
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds),
+            configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
+            logger: logger)
+    }
+}

@@ -1,0 +1,32 @@
+import HTTPTypes
+import Hummingbird
+
+/// CORS as Google's front end does it for Identity Toolkit: reflect the caller's origin and requested
+/// headers (the APIs are cookieless, so this is safe), and answer preflights with 204.
+struct FirebaseCORSMiddleware: RouterMiddleware {
+    typealias Context = HearthRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            var headers = HTTPFields()
+            headers[.accessControlAllowOrigin] = origin
+            headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+            headers[.accessControlAllowHeaders] =
+                request.headers[.accessControlRequestHeaders]
+                ?? "Content-Type, Authorization, X-Client-Version, X-Firebase-Locale, X-Firebase-GMPID, X-Firebase-Client, X-Firebase-AppCheck, X-Goog-Api-Key"
+            headers[.accessControlMaxAge] = "3600"
+            headers[.vary] = "Origin"
+            if request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] != nil {
+                headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
+            }
+            return Response(status: .noContent, headers: headers)
+        }
+        var response = try await next(request, context)
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.vary] = "Origin"
+        return response
+    }
+}

@@ -1,0 +1,34 @@
+import HearthCore
+import Hummingbird
+import Logging
+
+/// Turns every error into Firebase's envelope. An `AuthError` is the client's doing (4xx);
+/// anything else is a Hearth bug, logged and answered 500 without internals.
+struct ErrorEnvelopeMiddleware: RouterMiddleware {
+    typealias Context = HearthRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as AuthError {
+            return WireResponse.error(error)
+        } catch let error as HTTPError {
+            switch error.status {
+            case .notFound: return WireResponse.error(AuthError(.notFound, "Not Found"))
+            case .contentTooLarge: return WireResponse.error(AuthError(.payloadTooLarge, "Request payload too large."))
+            case .methodNotAllowed: return WireResponse.error(AuthError(.methodNotAllowed, "Method Not Allowed"))
+            default:
+                if (400..<500).contains(error.status.code) {
+                    return WireResponse.error(AuthError(.invalidArgument, error.body ?? error.status.reasonPhrase))
+                }
+                context.logger.error("internal error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+                return WireResponse.error(AuthError(.internalError))
+            }
+        } catch {
+            context.logger.error("internal error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return WireResponse.error(AuthError(.internalError))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import HearthCore
+import HearthEngine
+
+/// Identity Toolkit `accounts:*` handlers: wire fields in, engine call, wire fields out.
+extension AuthRoutes {
+    func signUp(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.signUp(
+            SignUpRequest(
+                email: try wire.string("email"), password: try wire.string("password"),
+                displayName: try wire.string("displayName"), idToken: try wire.string("idToken")),
+            origin: origin)
+        let u = result.user
+        return UserEncoding.withTokens(
+            .compact([
+                "kind": "identitytoolkit#SignupNewUserResponse",
+                "localId": .string(u.uid),
+                "email": .text(u.email),
+                "displayName": .text(u.displayName),
+            ]), result.tokens)
+    }
+
+    func signInWithPassword(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.signInWithPassword(
+            PasswordSignInRequest(email: try wire.string("email"), password: try wire.string("password")), origin: origin)
+        let u = result.user
+        return UserEncoding.withTokens(
+            .compact([
+                "kind": "identitytoolkit#VerifyPasswordResponse",
+                "localId": .string(u.uid),
+                "email": .text(u.email),
+                "displayName": .string(u.displayName ?? ""),
+                "profilePicture": .text(u.photoURL),
+                "registered": .bool(true),
+            ]), result.tokens)
+    }
+
+    func lookup(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let user = try await engine.lookup(idToken: try wire.string("idToken"), origin: origin)
+        return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [UserEncoding.userInfo(user)]]
+    }
+
+    func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var attributes: [UpdateAccountRequest.Attribute] = []
+        for name in try wire.stringArray("deleteAttribute") {
+            guard let attribute = UpdateAccountRequest.Attribute(rawValue: name) else {
+                throw AuthError(
+                    .invalidJSONPayload,
+                    "Invalid JSON payload received. Invalid value at 'delete_attribute' (type.googleapis.com/google.cloud.identitytoolkit.v1.SetAccountInfoRequest.UserAttributeName), \"\(name)\""
+                )
+            }
+            attributes.append(attribute)
+        }
+        let result = try await engine.updateAccount(
+            UpdateAccountRequest(
+                idToken: try wire.string("idToken"), email: try wire.string("email"), password: try wire.string("password"),
+                displayName: try wire.string("displayName"), photoURL: try wire.string("photoUrl"),
+                deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider")),
+            origin: origin)
+        let u = result.user
+        let providers = u.allProviderInfo.map(UserEncoding.providerInfo)
+        return UserEncoding.withTokens(
+            .compact([
+                "kind": "identitytoolkit#SetAccountInfoResponse",
+                "localId": .string(u.uid),
+                "email": .text(u.email),
+                "emailVerified": .bool(u.emailVerified),
+                "displayName": .text(u.displayName),
+                "photoUrl": .text(u.photoURL),
+                "passwordHash": u.passwordHash == nil ? nil : .string(UserEncoding.redactedHash),
+                "providerUserInfo": .array(providers),
+            ]), result.tokens)
+    }
+
+    func delete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        try await engine.deleteAccount(idToken: try wire.string("idToken"), origin: origin)
+        return ["kind": "identitytoolkit#DeleteAccountResponse"]
+    }
+
+    func createAuthURI(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.createAuthURI(
+            CreateAuthURIRequest(
+                identifier: try wire.string("identifier"), continueURI: try wire.string("continueUri"),
+                sessionID: try wire.string("sessionId")),
+            origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#CreateAuthUriResponse",
+            "sessionId": .string(result.sessionID),
+            "registered": result.registered.map(JSONValue.bool),
+            "allProviders": result.signInMethods.map { .array($0.map(JSONValue.string)) },
+            "signinMethods": result.signInMethods.map { .array($0.map(JSONValue.string)) },
+        ])
+    }
+
+    func projectConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        [
+            "projectId": .string(origin.project.projectNumber),
+            "authorizedDomains": .array(origin.project.authorizedDomains.map(JSONValue.string)),
+        ]
+    }
+}

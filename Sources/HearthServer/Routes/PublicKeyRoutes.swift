@@ -1,0 +1,24 @@
+import HearthCore
+import HearthTokens
+import Hummingbird
+
+/// Publishes the ID-token verification keys where Firebase's are, in both of Google's formats.
+struct PublicKeyRoutes: Sendable {
+    let keyRing: SigningKeyRing
+    /// How long verifiers may cache the keys; new keys are published at least this long before they sign.
+    let cacheSeconds: Int
+
+    static let account = "securetoken@system.gserviceaccount.com"
+
+    func register(on router: Router<HearthRequestContext>) {
+        let cacheControl = "public, max-age=\(cacheSeconds), must-revalidate, no-transform"
+        for prefix in ["", "/www.googleapis.com"] {
+            router.get("\(prefix)/robot/v1/metadata/x509/\(Self.account)") { _, _ in
+                WireResponse.json(try JSONValue(parsing: keyRing.x509JSON()), cacheControl: cacheControl)
+            }
+            router.get("\(prefix)/service_accounts/v1/jwk/\(Self.account)") { _, _ in
+                WireResponse.json(try JSONValue(parsing: keyRing.jwksJSON()), cacheControl: cacheControl)
+            }
+        }
+    }
+}

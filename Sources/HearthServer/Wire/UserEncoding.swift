@@ -1,0 +1,57 @@
+import Foundation
+import HearthCore
+import HearthEngine
+
+/// The wire shapes of users and sessions, with Firebase's field names and JSON types
+/// (`createdAt` a string of milliseconds, `passwordUpdatedAt` a number, `validSince` a string of seconds…).
+enum UserEncoding {
+    /// "REDACTED" in base64: what production returns to non-admin callers instead of the hash.
+    static let redactedHash = "UkVEQUNURUQ="
+
+    static func userInfo(_ u: UserRecord) -> JSONValue {
+        let providers = u.allProviderInfo.map(providerInfo)
+        return .compact([
+            "localId": .string(u.uid),
+            "email": .text(u.email),
+            "emailVerified": .bool(u.emailVerified),
+            "displayName": .text(u.displayName),
+            "photoUrl": .text(u.photoURL),
+            "phoneNumber": .text(u.phoneNumber),
+            "passwordHash": u.passwordHash == nil ? nil : .string(redactedHash),
+            "passwordUpdatedAt": u.passwordUpdatedAt.map { .number(Double($0.millisecondsSince1970)) },
+            "validSince": .string(String(u.validSince.secondsSince1970)),
+            "disabled": .bool(u.disabled),
+            "createdAt": .millisString(u.createdAt),
+            "lastLoginAt": .millisString(u.lastLoginAt),
+            "lastRefreshAt": u.lastRefreshAt.map { .string(iso8601($0)) },
+            "customAuth": u.customAuth ? .bool(true) : nil,
+            "customAttributes": .text(u.customClaims),
+            "providerUserInfo": providers.isEmpty ? nil : .array(providers),
+        ])
+    }
+
+    static func providerInfo(_ p: ProviderUserInfo) -> JSONValue {
+        .compact([
+            "providerId": .string(p.providerID),
+            "rawId": .string(p.rawID),
+            "federatedId": .text(p.federatedID),
+            "email": .text(p.email),
+            "displayName": .text(p.displayName),
+            "photoUrl": .text(p.photoURL),
+            "phoneNumber": .text(p.phoneNumber),
+        ])
+    }
+
+    /// Adds `idToken`, `refreshToken` and `expiresIn` (a string) to a response object.
+    static func withTokens(_ value: JSONValue, _ tokens: SessionTokens?) -> JSONValue {
+        guard case .object(var o) = value, let tokens else { return value }
+        o["idToken"] = .string(tokens.idToken)
+        o["refreshToken"] = .string(tokens.refreshToken)
+        o["expiresIn"] = .string(String(tokens.expiresIn))
+        return .object(o)
+    }
+
+    static func iso8601(_ date: Date) -> String {
+        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
+    }
+}

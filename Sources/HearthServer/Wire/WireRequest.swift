@@ -1,0 +1,131 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Hummingbird
+
+/// A decoded request body: the one way Hearth reads what a client sent.
+///
+/// Accepts JSON or form-urlencoded bodies (the JS SDK sends forms to securetoken, iOS sends JSON),
+/// folds snake_case keys to camelCase as Google's JSON mapping does, and merges query parameters
+/// for GET requests. Typed accessors answer a wrong type with Google's INVALID_ARGUMENT message.
+public struct WireRequest: Sendable {
+    public var fields: [String: JSONValue]
+    public var apiKey: String?
+    public var headers: HTTPFields
+    public var clientIP: String?
+
+    public init(fields: [String: JSONValue], apiKey: String? = nil, headers: HTTPFields = [:], clientIP: String? = nil) {
+        self.fields = fields
+        self.apiKey = apiKey
+        self.headers = headers
+        self.clientIP = clientIP
+    }
+
+    /// Reads and decodes the body of `request`.
+    public static func decode(_ request: Request, context: HearthRequestContext) async throws -> WireRequest {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        } catch {
+            throw AuthError(.payloadTooLarge, "Request payload size exceeds the limit: \(context.maxUploadSize) bytes.")
+        }
+        var fields: [String: JSONValue] = [:]
+        let bytes = buffer.readableBytesView
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            fields = parseForm(String(decoding: bytes, as: UTF8.self))
+        } else if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            fields = try parseJSONObject(Data(bytes))
+        }
+        for item in request.uri.queryParameters where item.key != "key" {
+            let key = camelCase(String(item.key))
+            if fields[key] == nil { fields[key] = .string(String(item.value)) }
+        }
+        let apiKey = request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
+        return WireRequest(
+            fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.remoteAddress?.ipAddress)
+    }
+
+    static func parseJSONObject(_ data: Data) throws -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw AuthError(.invalidJSONPayload, "Invalid JSON payload received. Unexpected token.")
+        }
+        guard case .object(let object) = value else {
+            throw AuthError(
+                .invalidJSONPayload, "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")
+        }
+        var out: [String: JSONValue] = [:]
+        for (k, v) in object { out[camelCase(k)] = v }
+        return out
+    }
+
+    static func parseForm(_ text: String) -> [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        for pair in text.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = formDecode(kv[0])
+            let value = kv.count > 1 ? formDecode(kv[1]) : ""
+            out[camelCase(key)] = .string(value)
+        }
+        return out
+    }
+
+    static func formDecode(_ s: Substring) -> String {
+        s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s)
+    }
+
+    /// `refresh_token` → `refreshToken`.
+    static func camelCase(_ key: String) -> String {
+        guard key.contains("_") else { return key }
+        var out = ""
+        var upper = false
+        for ch in key {
+            if ch == "_" { upper = !out.isEmpty; continue }
+            out.append(upper ? Character(ch.uppercased()) : ch)
+            upper = false
+        }
+        return out
+    }
+
+    // MARK: Typed access
+
+    public func string(_ name: String) throws(AuthError) -> String? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let other?: throw Self.typeError(name, "TYPE_STRING", other)
+        }
+    }
+
+    public func bool(_ name: String) throws(AuthError) -> Bool? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        case .string("true")?: return true
+        case .string("false")?: return false
+        case let other?: throw Self.typeError(name, "TYPE_BOOL", other)
+        }
+    }
+
+    public func stringArray(_ name: String) throws(AuthError) -> [String] {
+        switch fields[name] {
+        case nil, .null?: return []
+        case .string(let s)?: return [s]
+        case .array(let items)?:
+            var out: [String] = []
+            for item in items {
+                guard case .string(let s) = item else { throw Self.typeError(name, "TYPE_STRING", item) }
+                out.append(s)
+            }
+            return out
+        case let other?: throw Self.typeError(name, "TYPE_STRING", other)
+        }
+    }
+
+    static func typeError(_ name: String, _ type: String, _ value: JSONValue) -> AuthError {
+        AuthError(.invalidJSONPayload, "Invalid JSON payload received. Invalid value at '\(name)' (\(type)), \(value.jsonText)")
+    }
+}

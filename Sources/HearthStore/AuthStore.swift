@@ -1,0 +1,68 @@
+import Foundation
+import HearthCore
+
+/// Everything Hearth persists. Every piece of state that matters lives behind this protocol,
+/// so two servers on one database behave as one service.
+///
+/// Implementations must make each method atomic; `rotateRefreshToken` in particular must
+/// serialise concurrent calls for the same token (across processes, not only threads).
+/// `AuthStoreConformance` in the test suite states the contract as executable cases.
+public protocol AuthStore: Sendable {
+    /// A short name for logs ("sqlite:/path", "postgres://host/db").
+    var description: String { get }
+
+    // MARK: Users
+
+    /// Inserts a new user. Throws `StoreError.uidExists` or `.emailExists`.
+    func insertUser(_ user: UserRecord) async throws
+    func user(projectID: String, uid: String) async throws -> UserRecord?
+    /// Looks up by the lower-cased e-mail.
+    func user(projectID: String, email: String) async throws -> UserRecord?
+    /// Replaces a user's stored fields if the stored version is still `user.version`, then bumps it.
+    /// Throws `.userNotFound`, `.emailExists`, or `.versionConflict` when someone else updated first.
+    func updateUser(_ user: UserRecord) async throws
+    /// Records a sign-in time without touching anything else (no version bump).
+    func recordSignIn(projectID: String, uid: String, at: Date) async throws
+    /// Records a token refresh time without touching anything else (no version bump).
+    func recordRefresh(projectID: String, uid: String, at: Date) async throws
+    /// Deletes a user and revokes their refresh-token families (reason `userDeleted`). Returns whether it existed.
+    func deleteUser(projectID: String, uid: String) async throws -> Bool
+    func countUsers(projectID: String) async throws -> Int
+
+    // MARK: Refresh tokens
+
+    /// Starts a new session: a family whose first token has `tokenHash`.
+    func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws
+    /// Uses a refresh token, atomically; see `RefreshRotation` for the rules.
+    func rotateRefreshToken(_ rotation: RefreshRotation) async throws -> RefreshRotationOutcome
+    /// Ends every session of a user (sign-out everywhere, admin revocation).
+    func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws
+
+    // MARK: Signing keys
+
+    func signingKeys() async throws -> [StoredSigningKey]
+    /// Inserts `key` only when no key exists yet (first start); returns the keys now stored.
+    func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> [StoredSigningKey]
+    func insertSigningKey(_ key: StoredSigningKey) async throws
+    func retireSigningKey(kid: String, at: Date) async throws
+    func deleteSigningKey(kid: String) async throws
+
+    // MARK: Rate limits
+
+    /// Adds one to the fixed-window counter `key` and returns its value in the current window.
+    func incrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int
+    /// The counter's value in the current window, without changing it.
+    func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int
+    func resetCounter(_ key: String) async throws
+
+    /// Releases connections. Further calls fail.
+    func shutdown() async throws
+}
+
+/// Failures a store reports that the engine turns into Firebase errors.
+public enum StoreError: Error, Sendable, Equatable {
+    case uidExists
+    case emailExists
+    case userNotFound
+    case versionConflict
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// One sign-in session: the chain of refresh tokens that descend from one sign-in.
+///
+/// Tokens themselves are never stored, only their SHA-256 hashes.
+public struct RefreshTokenFamily: Sendable, Equatable {
+    public var id: String
+    public var projectID: String
+    public var uid: String
+    /// When the user signed in; becomes the ID token's `auth_time`.
+    public var authTime: Date
+    /// `password`, `anonymous`, `google.com`, … for the ID token's `firebase.sign_in_provider`.
+    public var signInProvider: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+    public var revokeReason: RefreshRevocationReason?
+
+    public init(
+        id: String, projectID: String, uid: String, authTime: Date, signInProvider: String, createdAt: Date,
+        revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil
+    ) {
+        self.id = id
+        self.projectID = projectID
+        self.uid = uid
+        self.authTime = authTime
+        self.signInProvider = signInProvider
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.revokeReason = revokeReason
+    }
+}
+
+public enum RefreshRevocationReason: String, Sendable, Equatable {
+    case userDeleted = "user_deleted"
+    case reuseDetected = "reuse_detected"
+    case revoked = "revoked"
+}
+
+/// A request to use a refresh token.
+///
+/// The rules, applied in one transaction:
+/// - unknown hash → `.unknown`; revoked family → `.revoked`;
+/// - `rotate == false` → `.kept` (the same token stays valid);
+/// - the family's current token → the successor is stored, the presented token remembers it
+///   (sealed so only a holder of the presented token can open it) → `.rotated`;
+/// - a token rotated at most `graceSeconds` ago → `.alreadyRotated` with the sealed successor,
+///   so racing tabs, threads and processes all get the same successor;
+/// - a token rotated longer ago → the family is revoked (`reuseDetected`) → `.reuseDetected`.
+public struct RefreshRotation: Sendable {
+    public var presentedHash: [UInt8]
+    public var successorHash: [UInt8]
+    /// The successor token encrypted under a key derived from the presented token.
+    public var sealedSuccessor: [UInt8]
+    public var now: Date
+    public var graceSeconds: Int
+    public var rotate: Bool
+
+    public init(
+        presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date, graceSeconds: Int, rotate: Bool
+    ) {
+        self.presentedHash = presentedHash
+        self.successorHash = successorHash
+        self.sealedSuccessor = sealedSuccessor
+        self.now = now
+        self.graceSeconds = graceSeconds
+        self.rotate = rotate
+    }
+}
+
+public enum RefreshRotationOutcome: Sendable, Equatable {
+    case unknown
+    case revoked(RefreshTokenFamily)
+    case kept(RefreshTokenFamily)
+    case rotated(RefreshTokenFamily)
+    case alreadyRotated(RefreshTokenFamily, sealedSuccessor: [UInt8])
+    case reuseDetected(RefreshTokenFamily)
+}

@@ -1,0 +1,163 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthCore
+import HearthStore
+import Synchronization
+import X509
+
+/// The RS256 keys that sign ID tokens, loaded from the store and shared by every server process.
+///
+/// A key is published from the moment it is stored, signs from `activatesAt` (so verifiers that cache
+/// the published keys see it before the first token it signs), stops signing at `retiredAt`, and stays
+/// published for `publishAfterRetirement` so tokens it signed still verify until they expire.
+public final class SigningKeyRing: Sendable {
+    public struct Key: Sendable {
+        public let kid: String
+        public let privateKey: _RSA.Signing.PrivateKey
+        public let publicKey: _RSA.Signing.PublicKey
+        public let createdAt: Date
+        public let activatesAt: Date
+        public let retiredAt: Date?
+        /// Self-signed X.509 certificate, the form Firebase Admin SDKs read.
+        public let certificatePEM: String
+        public let jwk: JSONValue
+    }
+
+    let store: AuthStore
+    let kek: KeyEncryptionKey?
+    let clock: AuthClock
+    let publishAfterRetirement: TimeInterval
+    private let keys = Mutex<[Key]>([])
+    private let lastReload = Mutex<Date>(.distantPast)
+
+    public init(store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400) {
+        self.store = store
+        self.kek = kek
+        self.clock = clock
+        self.publishAfterRetirement = publishAfterRetirement
+    }
+
+    /// Loads the keys from the store, generating the first one on first start.
+    public func load() async throws {
+        var stored = try await store.signingKeys()
+        if stored.isEmpty {
+            stored = try await store.insertFirstSigningKey(try generate(activatesAt: clock.now()))
+        }
+        let loaded = try stored.map(decode)
+        keys.withLock { $0 = loaded }
+        lastReload.withLock { $0 = clock.now() }
+    }
+
+    /// Reloads when a token names a kid this process has not seen (another process rotated),
+    /// at most once per `cooldown` so forged kids cannot drive the store.
+    func reloadForUnknownKid(cooldown: TimeInterval = 5) async {
+        let now = clock.now()
+        let due = lastReload.withLock { last -> Bool in
+            if now.timeIntervalSince(last) < cooldown { return false }
+            last = now
+            return true
+        }
+        if due { try? await load() }
+    }
+
+    /// The key that signs tokens now: the newest active one.
+    public func currentSigner() throws -> Key {
+        let now = clock.now()
+        let all = keys.withLock { $0 }
+        let active = all.filter { $0.activatesAt <= now && ($0.retiredAt.map { now < $0 } ?? true) }
+        if let newest = active.max(by: { $0.activatesAt < $1.activatesAt }) { return newest }
+        // Every key retired or pending: keep signing with the newest rather than fail closed.
+        if let newest = all.max(by: { $0.activatesAt < $1.activatesAt }) { return newest }
+        throw KeyRingError.noActiveKey
+    }
+
+    public func key(kid: String) -> Key? {
+        keys.withLock { $0.first { $0.kid == kid } }
+    }
+
+    /// Keys a verifier should accept now.
+    public func publishedKeys() -> [Key] {
+        let now = clock.now()
+        return keys.withLock { $0 }.filter { key in
+            guard let retired = key.retiredAt else { return true }
+            return now < retired.addingTimeInterval(publishAfterRetirement)
+        }
+    }
+
+    /// `{kid: PEM certificate}`, Google's x509 format.
+    public func x509JSON() -> String {
+        var map: [String: JSONValue] = [:]
+        for key in publishedKeys() { map[key.kid] = .string(key.certificatePEM) }
+        return JSONValue.object(map).jsonText
+    }
+
+    /// RFC 7517 JWK set.
+    public func jwksJSON() -> String {
+        JSONValue.object(["keys": .array(publishedKeys().map(\.jwk))]).jsonText
+    }
+
+    /// Adds a new key that starts signing after `lead` seconds and retires the current signer then.
+    /// Returns the new key's kid.
+    @discardableResult
+    public func rotate(lead: TimeInterval) async throws -> String {
+        try await load()
+        let activation = clock.now().addingTimeInterval(lead)
+        let fresh = try generate(activatesAt: activation)
+        try await store.insertSigningKey(fresh)
+        for key in keys.withLock({ $0 }) where key.retiredAt == nil {
+            try await store.retireSigningKey(kid: key.kid, at: activation)
+        }
+        // Keys whose publication has ended are of no use to anyone.
+        let cutoff = clock.now().addingTimeInterval(-publishAfterRetirement)
+        for key in keys.withLock({ $0 }) where (key.retiredAt.map { $0 < cutoff } ?? false) {
+            try await store.deleteSigningKey(kid: key.kid)
+        }
+        try await load()
+        return fresh.kid
+    }
+
+    // MARK: - Key material
+
+    func generate(activatesAt: Date) throws -> StoredSigningKey {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let der = Array(key.pkcs8DERRepresentation)
+        let kid = SecureRandom.system.bytes(20).map { String(format: "%02x", $0) }.joined()
+        return StoredSigningKey(
+            kid: kid, algorithm: "RS256", privateKey: try kek?.seal(der) ?? der, encrypted: kek != nil,
+            createdAt: clock.now(), activatesAt: activatesAt)
+    }
+
+    func decode(_ stored: StoredSigningKey) throws -> Key {
+        var der = stored.privateKey
+        if stored.encrypted {
+            guard let kek else { throw KeyRingError.encryptedKeyWithoutKEK(kid: stored.kid) }
+            do { der = try kek.open(der) } catch { throw KeyRingError.undecryptableKey(kid: stored.kid) }
+        }
+        let privateKey = try _RSA.Signing.PrivateKey(derRepresentation: der)
+        let publicKey = privateKey.publicKey
+        let primitives = try publicKey.getKeyPrimitives()
+        let jwk: JSONValue = [
+            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(stored.kid),
+            "n": .string(Base64URL.encode(primitives.modulus)), "e": .string(Base64URL.encode(primitives.publicExponent)),
+        ]
+        return Key(
+            kid: stored.kid, privateKey: privateKey, publicKey: publicKey, createdAt: stored.createdAt,
+            activatesAt: stored.activatesAt, retiredAt: stored.retiredAt,
+            certificatePEM: try Self.selfSignedCertificate(for: privateKey, kid: stored.kid, createdAt: stored.createdAt),
+            jwk: jwk)
+    }
+
+    /// A certificate derived only from the key, kid and creation time, so every process publishes the same bytes.
+    static func selfSignedCertificate(for key: _RSA.Signing.PrivateKey, kid: String, createdAt: Date) throws -> String {
+        let signingKey = Certificate.PrivateKey(key)
+        let name = try DistinguishedName { CommonName("securetoken.system.gserviceaccount.com") }
+        let serial = Certificate.SerialNumber(bytes: Array(SHA256.hash(data: Data(kid.utf8)).prefix(16)).map { $0 & 0x7F })
+        let certificate = try Certificate(
+            version: .v3, serialNumber: serial, publicKey: signingKey.publicKey,
+            notValidBefore: createdAt.addingTimeInterval(-86400), notValidAfter: createdAt.addingTimeInterval(10 * 365 * 86400),
+            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption,
+            extensions: Certificate.Extensions {}, issuerPrivateKey: signingKey)
+        return try certificate.serializeAsPEM().pemString + "\n"
+    }
+}
