@@ -1,0 +1,453 @@
+import Foundation
+import HearthCore
+import HearthStore
+import Logging
+import PostgresNIO
+
+/// The shared store: several Hearth servers on one PostgreSQL database behave as one service.
+///
+/// Every read-then-write runs in one transaction at PostgreSQL's default READ COMMITTED level, with the
+/// row it depends on locked (`FOR UPDATE`, a conditional `UPDATE`, `ON CONFLICT`) or an advisory lock held,
+/// so concurrent servers serialise on the database rather than on anything in this process.
+public final class PostgresAuthStore: AuthStore {
+    public let description: String
+    let client: PostgresClient
+    let logger: Logger
+    /// Runs the client's connection pool until `shutdown()` cancels it.
+    private let runTask: Task<Void, Never>
+
+    /// Creates the store and starts its connection pool; connections open on first use.
+    /// Call `migrate()` before use (or use `connect(url:logger:)`), and `shutdown()` when done.
+    public init(url: String, logger: Logger) throws {
+        let parsed = try PostgresConnectionURL(url)
+        let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        description = parsed.redacted
+        runTask = Task { await client.run() }
+    }
+
+    /// Opens the database at `url` and brings its schema up to date.
+    public static func connect(url: String, logger: Logger) async throws -> PostgresAuthStore {
+        let store = try PostgresAuthStore(url: url, logger: logger)
+        do {
+            try await store.migrate()
+        } catch {
+            try? await store.shutdown()
+            throw error
+        }
+        return store
+    }
+
+    /// Applies the migrations not yet recorded in `schema_migrations`. Idempotent; servers starting
+    /// together queue on an advisory lock, so each migration runs exactly once.
+    public func migrate() async throws {
+        try await transaction { db in
+            try await db.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+            try await db.run(PostgresQuery(unsafeSQL: PostgresSchema.createMigrationsTable))
+            let applied = Set(try await db.run("SELECT version FROM schema_migrations").map { try $0.decode(String.self) })
+            for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await db.run(PostgresQuery(unsafeSQL: statement))
+                }
+                try await db.run(
+                    """
+                    INSERT INTO schema_migrations (version, applied_at)
+                    VALUES (\(migration.version), \(Date().millisecondsSince1970))
+                    """)
+            }
+        }
+    }
+
+    /// Closes every connection. Further calls fail.
+    public func shutdown() async throws {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: Users
+
+    public func insertUser(_ user: UserRecord) async throws {
+        try await transaction { db in
+            if try await !db.run("SELECT 1 FROM users WHERE project_id = \(user.projectID) AND uid = \(user.uid)").isEmpty {
+                throw StoreError.uidExists
+            }
+            try await Self.checkEmailFree(db, user)
+            // A concurrent insert that passed the same checks makes this fail with a unique violation,
+            // which `transaction` turns into the same StoreError.
+            try await db.run(
+                """
+                INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
+                  password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
+                  last_refresh_at, custom_claims, custom_auth, version)
+                VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
+                  \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
+                  \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
+                  \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
+                  \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth), \(user.version))
+                """)
+            try await Self.writeProviders(db, user)
+        }
+    }
+
+    public func user(projectID: String, uid: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = \(uid)
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func user(projectID: String, email: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.email = \(email)
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func updateUser(_ user: UserRecord) async throws {
+        try await transaction { db in
+            try await Self.checkEmailFree(db, user)
+            // A concurrent update of the same row waits for the first to commit, then sees the bumped version.
+            let updated = try await db.run(
+                """
+                UPDATE users SET email = \(user.email), email_verified = \(user.emailVerified),
+                  display_name = \(user.displayName), photo_url = \(user.photoURL), phone_number = \(user.phoneNumber),
+                  password_hash = \(user.passwordHash), password_updated_at = \(user.passwordUpdatedAt?.millisecondsSince1970),
+                  valid_since = \(user.validSince.millisecondsSince1970), disabled = \(user.disabled),
+                  created_at = \(user.createdAt.millisecondsSince1970),
+                  last_login_at = \(user.lastLoginAt?.millisecondsSince1970),
+                  last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
+                  custom_auth = \(user.customAuth), version = version + 1
+                WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
+                RETURNING 1
+                """)
+            if updated.isEmpty {
+                let exists = try await !db.run(
+                    "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND uid = \(user.uid)"
+                ).isEmpty
+                throw exists ? StoreError.versionConflict : StoreError.userNotFound
+            }
+            try await db.run("DELETE FROM provider_links WHERE project_id = \(user.projectID) AND uid = \(user.uid)")
+            try await Self.writeProviders(db, user)
+        }
+    }
+
+    public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
+        try await query(
+            "UPDATE users SET last_login_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)")
+    }
+
+    public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
+        try await query(
+            "UPDATE users SET last_refresh_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)")
+    }
+
+    public func deleteUser(projectID: String, uid: String) async throws -> Bool {
+        try await transaction { db in
+            let existed = try await !db.run(
+                "DELETE FROM users WHERE project_id = \(projectID) AND uid = \(uid) RETURNING 1"
+            ).isEmpty
+            try await db.run("DELETE FROM provider_links WHERE project_id = \(projectID) AND uid = \(uid)")
+            if existed {
+                try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: .userDeleted, at: Date())
+            }
+            return existed
+        }
+    }
+
+    public func countUsers(projectID: String) async throws -> Int {
+        try await query("SELECT COUNT(*) FROM users WHERE project_id = \(projectID)").first?.decode(Int.self) ?? 0
+    }
+
+    // MARK: Refresh tokens
+
+    public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
+        try await transaction { db in
+            try await db.run(
+                """
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
+                VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
+                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970))
+                """)
+            try await db.run(
+                """
+                INSERT INTO refresh_tokens (hash, family_id, issued_at)
+                VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
+                """)
+        }
+    }
+
+    public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
+        try await transaction { db in
+            // Locking the token row makes concurrent uses of the same token queue here; each later one
+            // re-reads the row after the earlier commit and so sees `rotated_at` and the sealed successor.
+            let rows = try await db.run(
+                """
+                SELECT t.rotated_at, t.sealed_successor, f.*
+                FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                WHERE t.hash = \(Data(r.presentedHash))
+                FOR UPDATE OF t
+                """)
+            guard let row = rows.first?.makeRandomAccess() else { return .unknown }
+            let family = try Self.family(from: row)
+            if family.revokedAt != nil { return .revoked(family) }
+            if !r.rotate { return .kept(family) }
+            let nowMs = r.now.millisecondsSince1970
+            if let rotatedAt = try row["rotated_at"].decode(Int64?.self) {
+                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000,
+                    let sealed = try row["sealed_successor"].decode(Data?.self)
+                {
+                    return .alreadyRotated(family, sealedSuccessor: Array(sealed))
+                }
+                try await db.run(
+                    """
+                    UPDATE refresh_families
+                    SET revoked_at = \(nowMs), revoke_reason = \(RefreshRevocationReason.reuseDetected.rawValue)
+                    WHERE id = \(family.id)
+                    """)
+                var revoked = family
+                revoked.revokedAt = r.now
+                revoked.revokeReason = .reuseDetected
+                return .reuseDetected(revoked)
+            }
+            try await db.run(
+                """
+                UPDATE refresh_tokens SET rotated_at = \(nowMs), sealed_successor = \(Data(r.sealedSuccessor))
+                WHERE hash = \(Data(r.presentedHash))
+                """)
+            try await db.run(
+                """
+                INSERT INTO refresh_tokens (hash, family_id, issued_at)
+                VALUES (\(Data(r.successorHash)), \(family.id), \(nowMs))
+                """)
+            return .rotated(family)
+        }
+    }
+
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws {
+        try await transaction { db in
+            try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at)
+        }
+    }
+
+    // MARK: Signing keys
+
+    public func signingKeys() async throws -> [StoredSigningKey] {
+        try await query(Self.selectKeys).map(Self.signingKey(from:))
+    }
+
+    public func insertFirstSigningKey(_ key: StoredSigningKey) async throws -> [StoredSigningKey] {
+        try await transaction { db in
+            // Row locks cannot guard an empty table; two servers starting together queue on this lock
+            // instead, and the second sees the first one's key once it may proceed.
+            try await db.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.firstSigningKeyLock))")
+            if try await db.run(Self.selectKeys).isEmpty {
+                try await Self.insertKey(db, key)
+            }
+            return try await db.run(Self.selectKeys).map(Self.signingKey(from:))
+        }
+    }
+
+    public func insertSigningKey(_ key: StoredSigningKey) async throws {
+        try await transaction { db in try await Self.insertKey(db, key) }
+    }
+
+    public func retireSigningKey(kid: String, at: Date) async throws {
+        try await query(
+            "UPDATE signing_keys SET retired_at = \(at.millisecondsSince1970) WHERE kid = \(kid) AND retired_at IS NULL")
+    }
+
+    public func deleteSigningKey(kid: String) async throws {
+        try await query("DELETE FROM signing_keys WHERE kid = \(kid)")
+    }
+
+    // MARK: Counters
+
+    public func incrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        // One statement: ON CONFLICT locks the existing row, so concurrent increments never lose a count.
+        let rows = try await query(
+            """
+            INSERT INTO counters (key, window_start, count) VALUES (\(key), \(start), 1)
+            ON CONFLICT (key) DO UPDATE SET
+              count = CASE WHEN counters.window_start = excluded.window_start THEN counters.count + 1 ELSE 1 END,
+              window_start = excluded.window_start
+            RETURNING count
+            """)
+        return try rows.first?.decode(Int.self) ?? 1
+    }
+
+    public func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        return try await query("SELECT count FROM counters WHERE key = \(key) AND window_start = \(start)")
+            .first?.decode(Int.self) ?? 0
+    }
+
+    public func resetCounter(_ key: String) async throws {
+        try await query("DELETE FROM counters WHERE key = \(key)")
+    }
+}
+
+// MARK: - Running queries
+
+extension PostgresAuthStore {
+    /// Runs one statement on any pooled connection, in its own implicit transaction.
+    @discardableResult
+    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await client.query(query, logger: logger).collect()
+    }
+
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
+    /// Errors come out unwrapped, with unique violations on users turned into `StoreError`.
+    func transaction<Result: Sendable>(_ body: (Transaction) async throws -> Result) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(Transaction(connection: connection, logger: logger))
+            }
+        } catch let error as PostgresTransactionError {
+            throw Self.storeError(for: error.closureError ?? error.commitError ?? error.beginError ?? error)
+        }
+    }
+
+    /// A connection inside an open transaction.
+    struct Transaction {
+        let connection: PostgresConnection
+        let logger: Logger
+
+        @discardableResult
+        func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+            try await connection.query(query, logger: logger).collect()
+        }
+    }
+
+    /// The StoreError a unique violation stands for, found by constraint name; any other error unchanged.
+    static func storeError(for error: any Error) -> any Error {
+        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" else { return error }
+        switch error.serverInfo?[.constraintName] {
+        case "users_pkey": return StoreError.uidExists
+        case "users_email": return StoreError.emailExists
+        default: return error
+        }
+    }
+}
+
+// MARK: - Row mapping
+
+extension PostgresAuthStore {
+    static func checkEmailFree(_ db: Transaction, _ user: UserRecord) async throws {
+        guard let email = user.email else { return }
+        let taken = try await db.run(
+            "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")
+        if !taken.isEmpty { throw StoreError.emailExists }
+    }
+
+    static func writeProviders(_ db: Transaction, _ user: UserRecord) async throws {
+        for p in user.providers {
+            try await db.run(
+                """
+                INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
+                  photo_url, phone_number)
+                VALUES (\(user.projectID), \(p.providerID), \(p.rawID), \(user.uid), \(p.federatedID), \(p.email),
+                  \(p.displayName), \(p.photoURL), \(p.phoneNumber))
+                """)
+        }
+    }
+
+    /// A user and their provider links in one statement, so both come from the same snapshot:
+    /// one row per link, or a single row with NULL link columns.
+    static let selectUser = """
+        SELECT u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
+          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number
+        FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
+        """
+    /// Byte-wise order, as SQLite sorts, whatever the database's collation.
+    static let orderLinks = #"ORDER BY l.provider_id COLLATE "C", l.raw_id COLLATE "C""#
+
+    static func user(from rows: [PostgresRow]) throws -> UserRecord? {
+        guard let first = rows.first?.makeRandomAccess() else { return nil }
+        var user = UserRecord(
+            projectID: try first["project_id"].decode(String.self),
+            uid: try first["uid"].decode(String.self),
+            email: try first["email"].decode(String?.self),
+            emailVerified: try first["email_verified"].decode(Bool.self),
+            displayName: try first["display_name"].decode(String?.self),
+            photoURL: try first["photo_url"].decode(String?.self),
+            phoneNumber: try first["phone_number"].decode(String?.self),
+            passwordHash: try first["password_hash"].decode(String?.self),
+            passwordUpdatedAt: try date(first["password_updated_at"]),
+            validSince: Date(millisecondsSince1970: try first["valid_since"].decode(Int64.self)),
+            disabled: try first["disabled"].decode(Bool.self),
+            createdAt: Date(millisecondsSince1970: try first["created_at"].decode(Int64.self)),
+            lastLoginAt: try date(first["last_login_at"]),
+            lastRefreshAt: try date(first["last_refresh_at"]),
+            customClaims: try first["custom_claims"].decode(String?.self),
+            customAuth: try first["custom_auth"].decode(Bool.self),
+            version: try first["version"].decode(Int64.self))
+        for row in rows.map({ $0.makeRandomAccess() }) {
+            guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
+            user.providers.append(
+                ProviderUserInfo(
+                    providerID: providerID, rawID: try row["raw_id"].decode(String.self),
+                    federatedID: try row["federated_id"].decode(String?.self),
+                    email: try row["link_email"].decode(String?.self),
+                    displayName: try row["link_display_name"].decode(String?.self),
+                    photoURL: try row["link_photo_url"].decode(String?.self),
+                    phoneNumber: try row["link_phone_number"].decode(String?.self)))
+        }
+        return user
+    }
+
+    static func date(_ cell: PostgresCell) throws -> Date? {
+        try cell.decode(Int64?.self).map(Date.init(millisecondsSince1970:))
+    }
+
+    static func family(from row: PostgresRandomAccessRow) throws -> RefreshTokenFamily {
+        RefreshTokenFamily(
+            id: try row["id"].decode(String.self),
+            projectID: try row["project_id"].decode(String.self),
+            uid: try row["uid"].decode(String.self),
+            authTime: Date(millisecondsSince1970: try row["auth_time"].decode(Int64.self)),
+            signInProvider: try row["sign_in_provider"].decode(String.self),
+            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
+            revokedAt: try date(row["revoked_at"]),
+            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:)))
+    }
+
+    static func revokeFamilies(_ db: Transaction, projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+        async throws
+    {
+        try await db.run(
+            """
+            UPDATE refresh_families SET revoked_at = \(at.millisecondsSince1970), revoke_reason = \(reason.rawValue)
+            WHERE project_id = \(projectID) AND uid = \(uid) AND revoked_at IS NULL
+            """)
+    }
+
+    static let selectKeys: PostgresQuery = #"SELECT * FROM signing_keys ORDER BY activates_at, kid COLLATE "C""#
+
+    static func signingKey(from row: PostgresRow) throws -> StoredSigningKey {
+        let row = row.makeRandomAccess()
+        return StoredSigningKey(
+            kid: try row["kid"].decode(String.self),
+            algorithm: try row["algorithm"].decode(String.self),
+            privateKey: Array(try row["private_key"].decode(Data.self)),
+            encrypted: try row["encrypted"].decode(Bool.self),
+            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
+            activatesAt: Date(millisecondsSince1970: try row["activates_at"].decode(Int64.self)),
+            retiredAt: try date(row["retired_at"]))
+    }
+
+    static func insertKey(_ db: Transaction, _ key: StoredSigningKey) async throws {
+        try await db.run(
+            """
+            INSERT INTO signing_keys (kid, algorithm, private_key, encrypted, created_at, activates_at, retired_at)
+            VALUES (\(key.kid), \(key.algorithm), \(Data(key.privateKey)), \(key.encrypted),
+              \(key.createdAt.millisecondsSince1970), \(key.activatesAt.millisecondsSince1970),
+              \(key.retiredAt?.millisecondsSince1970))
+            """)
+    }
+}

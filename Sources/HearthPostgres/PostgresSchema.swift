@@ -1,0 +1,109 @@
+/// The PostgreSQL schema, the same shape as the SQLite one: timestamps are BIGINT milliseconds since 1970,
+/// hashes and keys BYTEA, flags BOOLEAN. A new column is a new migration, never an edit of an applied one.
+enum PostgresSchema {
+    struct Migration {
+        /// Recorded in `schema_migrations` once applied.
+        var version: String
+        /// Run in order inside the migrating transaction; one statement each, as the extended protocol requires.
+        var statements: [String]
+    }
+
+    /// Session-independent keys for `pg_advisory_xact_lock`: "Hearth" in ASCII followed by a purpose number,
+    /// so they are unlikely to collide with another application's locks in a shared database.
+    static let migrationLock: Int64 = 0x4865_6172_7468_0001
+    static let firstSigningKeyLock: Int64 = 0x4865_6172_7468_0002
+
+    static let createMigrationsTable = """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+          version TEXT PRIMARY KEY,
+          applied_at BIGINT NOT NULL
+        )
+        """
+
+    static let migrations: [Migration] = [
+        Migration(
+            version: "v1",
+            statements: [
+                """
+                CREATE TABLE users (
+                  project_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  email TEXT,
+                  email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+                  display_name TEXT,
+                  photo_url TEXT,
+                  phone_number TEXT,
+                  password_hash TEXT,
+                  password_updated_at BIGINT,
+                  valid_since BIGINT NOT NULL,
+                  disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                  created_at BIGINT NOT NULL,
+                  last_login_at BIGINT,
+                  last_refresh_at BIGINT,
+                  custom_claims TEXT,
+                  custom_auth BOOLEAN NOT NULL DEFAULT FALSE,
+                  version BIGINT NOT NULL DEFAULT 1,
+                  CONSTRAINT users_pkey PRIMARY KEY (project_id, uid)
+                )
+                """,
+                // The store maps unique violations of users_pkey and users_email to StoreError by these names.
+                "CREATE UNIQUE INDEX users_email ON users (project_id, email) WHERE email IS NOT NULL",
+                "CREATE UNIQUE INDEX users_phone ON users (project_id, phone_number) WHERE phone_number IS NOT NULL",
+                """
+                CREATE TABLE provider_links (
+                  project_id TEXT NOT NULL,
+                  provider_id TEXT NOT NULL,
+                  raw_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  federated_id TEXT,
+                  email TEXT,
+                  display_name TEXT,
+                  photo_url TEXT,
+                  phone_number TEXT,
+                  PRIMARY KEY (project_id, provider_id, raw_id)
+                )
+                """,
+                "CREATE INDEX provider_links_user ON provider_links (project_id, uid)",
+                """
+                CREATE TABLE refresh_families (
+                  id TEXT PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  auth_time BIGINT NOT NULL,
+                  sign_in_provider TEXT NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  revoked_at BIGINT,
+                  revoke_reason TEXT
+                )
+                """,
+                "CREATE INDEX refresh_families_user ON refresh_families (project_id, uid)",
+                """
+                CREATE TABLE refresh_tokens (
+                  hash BYTEA PRIMARY KEY,
+                  family_id TEXT NOT NULL,
+                  issued_at BIGINT NOT NULL,
+                  rotated_at BIGINT,
+                  sealed_successor BYTEA
+                )
+                """,
+                """
+                CREATE TABLE signing_keys (
+                  kid TEXT PRIMARY KEY,
+                  algorithm TEXT NOT NULL,
+                  private_key BYTEA NOT NULL,
+                  encrypted BOOLEAN NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  activates_at BIGINT NOT NULL,
+                  retired_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE counters (
+                  key TEXT PRIMARY KEY,
+                  window_start BIGINT NOT NULL,
+                  count BIGINT NOT NULL
+                )
+                """,
+            ]),
+    ]
+}

@@ -1,0 +1,515 @@
+import Foundation
+import HearthCore
+import HearthStore
+import Testing
+
+/// The `AuthStore` contract as executable cases, each run against every available backend.
+@Suite("AuthStore conformance")
+struct AuthStoreConformance {
+    // MARK: Users
+
+    @Test(arguments: Backend.available)
+    func insertsAndReadsByUIDAndEmail(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let ada = Fixture.user()
+            let anonymous = UserRecord(projectID: "p1", uid: "anon", validSince: Fixture.t0, createdAt: Fixture.t0)
+            try await store.insertUser(ada)
+            try await store.insertUser(anonymous)
+
+            #expect(try await store.user(projectID: "p1", uid: "u1") == ada)
+            #expect(try await store.user(projectID: "p1", email: "ada@example.com") == ada)
+            #expect(try await store.user(projectID: "p1", uid: "anon") == anonymous)
+            #expect(try await store.user(projectID: "p2", uid: "u1") == nil)
+            #expect(try await store.user(projectID: "p2", email: "ada@example.com") == nil)
+            #expect(try await store.user(projectID: "p1", email: "bob@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func insertRefusesExistingUIDOrEmail(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertUser(Fixture.user(uid: "u1", email: "ada@example.com", phone: "+15550001"))
+
+            await #expect(throws: StoreError.uidExists) {
+                try await store.insertUser(Fixture.user(uid: "u1", email: "other@example.com"))
+            }
+            // The uid is checked first, as the engine reports it first.
+            await #expect(throws: StoreError.uidExists) { try await store.insertUser(Fixture.user(uid: "u1")) }
+            await #expect(throws: StoreError.emailExists) {
+                try await store.insertUser(Fixture.user(uid: "u2", email: "ada@example.com"))
+            }
+            #expect(try await store.user(projectID: "p1", uid: "u2") == nil)
+            await #expect(throws: (any Error).self, "phone numbers are unique per project") {
+                try await store.insertUser(Fixture.user(uid: "u3", email: nil, phone: "+15550001", providers: []))
+            }
+
+            // Uniqueness is per project, and users without an e-mail never collide.
+            try await store.insertUser(Fixture.user(project: "p2", uid: "u2", email: "ada@example.com", phone: "+15550001"))
+            try await store.insertUser(Fixture.user(uid: "n1", email: nil, providers: []))
+            try await store.insertUser(Fixture.user(uid: "n2", email: nil, providers: []))
+            #expect(try await store.countUsers(projectID: "p1") == 3)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentInsertsOfOneAccountSucceedOnce(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let stores = [store, try await openAnother()]
+            let sameUID = try await Self.insertConcurrently(
+                (0..<10).map { Fixture.user(uid: "same", email: "\($0)@example.com", providers: []) }, into: stores)
+            #expect(sameUID.filter { $0 == nil }.count == 1)
+            #expect(sameUID.filter { $0 == .uidExists }.count == 9)
+
+            let sameEmail = try await Self.insertConcurrently(
+                (0..<10).map { Fixture.user(uid: "e\($0)", email: "same@example.com", providers: []) }, into: stores)
+            #expect(sameEmail.filter { $0 == nil }.count == 1)
+            #expect(sameEmail.filter { $0 == .emailExists }.count == 9)
+            #expect(try await store.countUsers(projectID: "p1") == 2)
+        }
+    }
+
+    /// Inserts all `users` at once, spread over `stores`; nil for each insert that succeeded.
+    /// Any error other than a StoreError fails the test.
+    static func insertConcurrently(_ users: [UserRecord], into stores: [any AuthStore]) async throws -> [StoreError?] {
+        try await withThrowingTaskGroup(of: StoreError?.self) { group in
+            for (i, user) in users.enumerated() {
+                let store = stores[i % stores.count]
+                group.addTask {
+                    do {
+                        try await store.insertUser(user)
+                        return nil
+                    } catch let error as StoreError {
+                        return error
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func updatePersistsEveryFieldAndBumpsVersion(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let original = Fixture.user()
+            try await store.insertUser(original)
+
+            var changed = UserRecord(
+                projectID: "p1", uid: "u1", email: "ada.l@example.org", emailVerified: true, displayName: "Ada L.",
+                photoURL: "https://example.org/ada2.png", phoneNumber: "+15559999", passwordHash: "hash-2",
+                passwordUpdatedAt: Fixture.t(10), validSince: Fixture.t(11), disabled: true, createdAt: Fixture.t(12),
+                lastLoginAt: Fixture.t(13), lastRefreshAt: Fixture.t(14), customClaims: #"{"admin":true}"#,
+                customAuth: true,
+                providers: [
+                    ProviderUserInfo(
+                        providerID: "apple.com", rawID: "apple-1", federatedID: "apple-fed", email: "a@icloud.com",
+                        displayName: "AL", photoURL: "https://apple/p", phoneNumber: "+1555"),
+                    ProviderUserInfo(providerID: "google.com", rawID: "google-2"),
+                ],
+                version: original.version)
+            try await store.updateUser(changed)
+
+            changed.version = original.version + 1
+            #expect(try await store.user(projectID: "p1", uid: "u1") == changed)
+            #expect(try await store.user(projectID: "p1", email: "ada.l@example.org") == changed)
+            #expect(try await store.user(projectID: "p1", email: "ada@example.com") == nil)
+
+            // Emptying every optional field persists too.
+            var cleared = UserRecord(
+                projectID: "p1", uid: "u1", validSince: Fixture.t(20), createdAt: Fixture.t(21), version: changed.version)
+            try await store.updateUser(cleared)
+            cleared.version += 1
+            #expect(try await store.user(projectID: "p1", uid: "u1") == cleared)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func staleVersionIsAConflict(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let original = Fixture.user()
+            try await store.insertUser(original)
+            var first = original
+            first.displayName = "First"
+            try await store.updateUser(first)
+
+            var second = original
+            second.displayName = "Second"
+            second.providers = []
+            await #expect(throws: StoreError.versionConflict) { try await store.updateUser(second) }
+
+            let stored = try await store.user(projectID: "p1", uid: "u1")
+            #expect(stored?.displayName == "First")
+            #expect(stored?.providers == original.providers)
+            #expect(stored?.version == original.version + 1)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func updateOfMissingUserIsNotFound(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertUser(Fixture.user(project: "p2"))
+            await #expect(throws: StoreError.userNotFound) { try await store.updateUser(Fixture.user()) }
+            #expect(try await store.user(projectID: "p1", uid: "u1") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func updateCannotTakeAnotherUsersEmail(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertUser(Fixture.user(uid: "u1", email: "ada@example.com"))
+            let bob = Fixture.user(uid: "u2", email: "bob@example.com", providers: [])
+            try await store.insertUser(bob)
+
+            var taking = bob
+            taking.email = "ada@example.com"
+            await #expect(throws: StoreError.emailExists) { try await store.updateUser(taking) }
+            #expect(try await store.user(projectID: "p1", uid: "u2") == bob)
+
+            // Keeping one's own e-mail is not a collision.
+            var renamed = bob
+            renamed.displayName = "Bob"
+            try await store.updateUser(renamed)
+            #expect(try await store.user(projectID: "p1", email: "bob@example.com")?.displayName == "Bob")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func deleteRemovesUserAndRevokesSessions(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let ada = Fixture.user(uid: "u1")
+            try await store.insertUser(ada)
+            try await store.insertUser(Fixture.user(uid: "u2", email: "bob@example.com", providers: []))
+            try await store.insertRefreshFamily(Fixture.family("f1", uid: "u1"), tokenHash: Fixture.hash("a1"))
+            try await store.insertRefreshFamily(Fixture.family("f2", uid: "u2"), tokenHash: Fixture.hash("b1"))
+
+            #expect(try await store.deleteUser(projectID: "p1", uid: "u1"))
+            #expect(try await !store.deleteUser(projectID: "p1", uid: "u1"))
+            #expect(try await !store.deleteUser(projectID: "p1", uid: "nobody"))
+            #expect(try await store.user(projectID: "p1", uid: "u1") == nil)
+            #expect(try await store.countUsers(projectID: "p1") == 1)
+
+            guard case .revoked(let family) = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2")) else {
+                Issue.record("the deleted user's session still works")
+                return
+            }
+            #expect(family.id == "f1")
+            #expect(family.revokeReason == .userDeleted)
+            #expect(family.revokedAt != nil)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2")) == .rotated(Fixture.family("f2", uid: "u2")))
+
+            // The provider links went too: the same identities can be linked again.
+            try await store.insertUser(ada)
+            #expect(try await store.user(projectID: "p1", uid: "u1") == ada)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func signInAndRefreshTimesChangeOnlyTheirColumn(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var ada = Fixture.user()
+            try await store.insertUser(ada)
+            try await store.insertUser(Fixture.user(uid: "u2", email: "bob@example.com", providers: []))
+
+            try await store.recordSignIn(projectID: "p1", uid: "u1", at: Fixture.t(100))
+            ada.lastLoginAt = Fixture.t(100)
+            #expect(try await store.user(projectID: "p1", uid: "u1") == ada)
+
+            try await store.recordRefresh(projectID: "p1", uid: "u1", at: Fixture.t(200))
+            ada.lastRefreshAt = Fixture.t(200)
+            #expect(try await store.user(projectID: "p1", uid: "u1") == ada)
+            #expect(try await store.user(projectID: "p1", uid: "u2")?.lastLoginAt == nil)
+
+            // The version did not move, so an update based on the inserted record still applies.
+            ada.displayName = "After"
+            try await store.updateUser(ada)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func countsUsersPerProject(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            for i in 1...3 {
+                try await store.insertUser(Fixture.user(uid: "u\(i)", email: "u\(i)@example.com", providers: []))
+            }
+            try await store.insertUser(Fixture.user(project: "p2"))
+            #expect(try await store.countUsers(projectID: "p1") == 3)
+            #expect(try await store.countUsers(projectID: "p2") == 1)
+            #expect(try await store.countUsers(projectID: "p3") == 0)
+        }
+    }
+
+    // MARK: Refresh tokens
+
+    @Test(arguments: Backend.available)
+    func firstUseRotatesAndSuccessorWorks(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let family = Fixture.family()
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2")) == .rotated(family))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(1))) == .rotated(family))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func reuseWithinGraceReturnsTheSameSuccessor(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let family = Fixture.family()
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
+            _ = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", grace: 30))
+
+            // Exactly at the end of the grace period, and with a different successor on offer.
+            let again = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2b", at: Fixture.t(30), grace: 30))
+            #expect(again == .alreadyRotated(family, sealedSuccessor: Fixture.sealed("t2")))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2b", to: "x", rotate: false)) == .unknown)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(31))) == .rotated(family))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func reuseAfterGraceRevokesTheFamily(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let family = Fixture.family()
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
+            _ = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", grace: 30))
+
+            var revoked = family
+            revoked.revokedAt = Fixture.t(31)
+            revoked.revokeReason = .reuseDetected
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2b", at: Fixture.t(31), grace: 30))
+                    == .reuseDetected(revoked))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32))) == .revoked(revoked))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32), rotate: false))
+                    == .revoked(revoked))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func useWithoutRotationKeepsTheToken(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let family = Fixture.family()
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", rotate: false)) == .kept(family))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3600), rotate: false))
+                    == .kept(family))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", rotate: false)) == .unknown)
+            // Still the current token, so a later rotating use is a first use.
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3601))) == .rotated(family))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func unknownTokenIsUnknown(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("nope", to: "t2")) == .unknown)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("nope", to: "t2", rotate: false)) == .unknown)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3")) == .unknown)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func revokingEndsEverySessionOfTheUser(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertRefreshFamily(Fixture.family("f1", uid: "u1"), tokenHash: Fixture.hash("a"))
+            try await store.insertRefreshFamily(Fixture.family("f2", uid: "u1"), tokenHash: Fixture.hash("b"))
+            try await store.insertRefreshFamily(Fixture.family("f3", uid: "u2"), tokenHash: Fixture.hash("c"))
+
+            try await store.revokeRefreshFamilies(projectID: "p1", uid: "u1", reason: .revoked, at: Fixture.t(5))
+            // A second revocation keeps the first time and reason.
+            try await store.revokeRefreshFamilies(projectID: "p1", uid: "u1", reason: .userDeleted, at: Fixture.t(6))
+
+            for (id, token) in [("f1", "a"), ("f2", "b")] {
+                var revoked = Fixture.family(id, uid: "u1")
+                revoked.revokedAt = Fixture.t(5)
+                revoked.revokeReason = .revoked
+                #expect(try await store.rotateRefreshToken(Fixture.rotation(token, to: token + "2")) == .revoked(revoked))
+            }
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("c", to: "c2")) == .rotated(Fixture.family("f3", uid: "u2")))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentUsesOfOneTokenRotateItOnce(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let family = Fixture.family()
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t"))
+            // Two stores on one database stand for two server processes. Each round races on the previous
+            // round's successor, so later rounds also race on connections that are already open.
+            let stores = [store, try await openAnother()]
+            var presented = "t"
+            for round in 0..<3 {
+                let outcomes = try await withThrowingTaskGroup(of: (String, RefreshRotationOutcome).self) { group in
+                    for i in 0..<20 {
+                        let store = stores[i % stores.count]
+                        let successor = "\(presented)-\(i)"
+                        let rotation = Fixture.rotation(presented, to: successor, at: Fixture.t(round))
+                        group.addTask { (successor, try await store.rotateRefreshToken(rotation)) }
+                    }
+                    return try await group.reduce(into: [String: RefreshRotationOutcome]()) { $0[$1.0] = $1.1 }
+                }
+
+                let winners = outcomes.filter { $0.value == .rotated(family) }.map(\.key)
+                try #require(winners.count == 1, "round \(round): \(outcomes)")
+                for (successor, outcome) in outcomes where successor != winners[0] {
+                    #expect(outcome == .alreadyRotated(family, sealedSuccessor: Fixture.sealed(winners[0])))
+                }
+                presented = winners[0]
+            }
+        }
+    }
+
+    // MARK: Counters
+
+    @Test(arguments: Backend.available)
+    func countersCountWithinAWindowAndRestartInTheNext(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { (store, _) async throws in
+            let windowStart = Date(millisecondsSince1970: 1_700_000_040_000)  // a multiple of 60 s
+            let early = windowStart.addingTimeInterval(1)
+            let late = windowStart.addingTimeInterval(59.999)
+            let next = windowStart.addingTimeInterval(60)
+
+            #expect(try await store.counter("k", windowSeconds: 60, now: early) == 0)
+            #expect(try await store.incrementCounter("k", windowSeconds: 60, now: early) == 1)
+            #expect(try await store.incrementCounter("k", windowSeconds: 60, now: early) == 2)
+            #expect(try await store.incrementCounter("k", windowSeconds: 60, now: late) == 3)
+            #expect(try await store.counter("k", windowSeconds: 60, now: late) == 3)
+            #expect(try await store.counter("k", windowSeconds: 60, now: late) == 3)
+            #expect(try await store.counter("other", windowSeconds: 60, now: late) == 0)
+
+            #expect(try await store.counter("k", windowSeconds: 60, now: next) == 0)
+            #expect(try await store.incrementCounter("k", windowSeconds: 60, now: next) == 1)
+            #expect(try await store.counter("k", windowSeconds: 60, now: next) == 1)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func resettingACounterStartsItAgain(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let now = Fixture.t0
+            _ = try await store.incrementCounter("k", windowSeconds: 60, now: now)
+            _ = try await store.incrementCounter("k", windowSeconds: 60, now: now)
+            _ = try await store.incrementCounter("other", windowSeconds: 60, now: now)
+
+            try await store.resetCounter("k")
+            #expect(try await store.counter("k", windowSeconds: 60, now: now) == 0)
+            #expect(try await store.counter("other", windowSeconds: 60, now: now) == 1)
+            #expect(try await store.incrementCounter("k", windowSeconds: 60, now: now) == 1)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentIncrementsAreNotLost(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let stores = [store, try await openAnother()]
+            let values = try await withThrowingTaskGroup(of: Int.self) { group in
+                for i in 0..<50 {
+                    let store = stores[i % stores.count]
+                    group.addTask { try await store.incrementCounter("k", windowSeconds: 3600, now: Fixture.t0) }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(values.sorted() == Array(1...50))
+            #expect(try await store.counter("k", windowSeconds: 3600, now: Fixture.t0) == 50)
+        }
+    }
+
+    // MARK: Signing keys
+
+    @Test(arguments: Backend.available)
+    func firstSigningKeyIsInsertedOnlyOnce(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { (store, _) async throws in
+            let first = Fixture.key("k1")
+            #expect(try await store.insertFirstSigningKey(first) == [first])
+            #expect(try await store.insertFirstSigningKey(Fixture.key("k2")) == [first])
+            #expect(try await store.signingKeys() == [first])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentFirstSigningKeysLeaveExactlyOne(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let stores = [store, try await openAnother()]
+            let results = try await withThrowingTaskGroup(of: [StoredSigningKey].self) { group in
+                for i in 0..<10 {
+                    let store = stores[i % stores.count]
+                    group.addTask { try await store.insertFirstSigningKey(Fixture.key("k\(i)")) }
+                }
+                return try await group.reduce(into: [[StoredSigningKey]]()) { $0.append($1) }
+            }
+            let stored = try await store.signingKeys()
+            #expect(stored.count == 1)
+            #expect(results.allSatisfy { $0 == stored }, "every caller sees the one key that won")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func signingKeysAreAddedRetiredAndDeleted(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let current = Fixture.key("k1", activatesAt: Fixture.t(0))
+            var next = Fixture.key("k2", activatesAt: Fixture.t(3600), encrypted: true)
+            let older = Fixture.key("k0", activatesAt: Fixture.t(-3600))
+            _ = try await store.insertFirstSigningKey(current)
+            try await store.insertSigningKey(next)
+            try await store.insertSigningKey(older)
+            var retiredOlder = older
+            retiredOlder.retiredAt = Fixture.t(10)
+            #expect(try await store.signingKeys() == [older, current, next], "ordered by activation time")
+
+            try await store.retireSigningKey(kid: "k0", at: Fixture.t(10))
+            // Retiring again keeps the first retirement time.
+            try await store.retireSigningKey(kid: "k0", at: Fixture.t(20))
+            #expect(try await store.signingKeys() == [retiredOlder, current, next])
+
+            try await store.deleteSigningKey(kid: "k0")
+            try await store.deleteSigningKey(kid: "missing")
+            #expect(try await store.signingKeys() == [current, next])
+
+            next.retiredAt = Fixture.t(30)
+            try await store.retireSigningKey(kid: "k2", at: Fixture.t(30))
+            #expect(try await store.signingKeys() == [current, next])
+        }
+    }
+}
+
+/// Values the cases share. Times are whole milliseconds, the stores' resolution.
+enum Fixture {
+    static let t0 = Date(millisecondsSince1970: 1_700_000_000_123)
+
+    static func t(_ seconds: Int) -> Date { t0.addingTimeInterval(TimeInterval(seconds)) }
+
+    static func user(
+        project: String = "p1", uid: String = "u1", email: String? = "ada@example.com", phone: String? = nil,
+        providers: [ProviderUserInfo] = [ProviderUserInfo(providerID: "google.com", rawID: "google-1", email: "ada@gmail.com")]
+    ) -> UserRecord {
+        UserRecord(
+            projectID: project, uid: uid, email: email, displayName: "Ada", photoURL: "https://example.com/ada.png",
+            phoneNumber: phone, passwordHash: "hash-1", passwordUpdatedAt: t0, validSince: t0, createdAt: t0,
+            providers: providers)
+    }
+
+    static func family(_ id: String = "f1", uid: String = "u1") -> RefreshTokenFamily {
+        RefreshTokenFamily(id: id, projectID: "p1", uid: uid, authTime: t(-60), signInProvider: "password", createdAt: t0)
+    }
+
+    /// Stands in for SHA-256: the stores only compare hashes.
+    static func hash(_ token: String) -> [UInt8] { Array("hash:\(token)".utf8) }
+
+    static func sealed(_ token: String) -> [UInt8] { Array("sealed:\(token)".utf8) }
+
+    static func rotation(_ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true)
+        -> RefreshRotation
+    {
+        RefreshRotation(
+            presentedHash: hash(presented), successorHash: hash(successor), sealedSuccessor: sealed(successor), now: now,
+            graceSeconds: grace, rotate: rotate)
+    }
+
+    static func key(_ kid: String, activatesAt: Date = t0, encrypted: Bool = false) -> StoredSigningKey {
+        StoredSigningKey(
+            kid: kid, algorithm: "RS256", privateKey: [0, 1, 2, 0xFE, 0xFF] + Array(kid.utf8), encrypted: encrypted,
+            createdAt: t0, activatesAt: activatesAt)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HearthPostgres
+import HearthSQLite
+import HearthStore
+import PostgresNIO
+import Testing
+
+/// A store implementation the conformance suite runs against: SQLite always, PostgreSQL when
+/// `HEARTH_TEST_POSTGRES_URL` names a database whose user may create databases (`scripts/with-postgres` sets one up).
+enum Backend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    static let postgresURL = ProcessInfo.processInfo.environment["HEARTH_TEST_POSTGRES_URL"]
+    static let available: [Backend] = postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+
+    var testDescription: String { rawValue }
+}
+
+let testLogger: Logger = {
+    var logger = Logger(label: "hearth.store-tests")
+    logger.logLevel = .warning
+    return logger
+}()
+
+/// Runs `body` with a store on a new, empty database of `backend`; `openAnother` opens one more store on the
+/// same database, as a second server process would. Every store is shut down afterwards.
+func withFreshStore(
+    _ backend: Backend,
+    _ body: (_ store: any AuthStore, _ openAnother: () async throws -> any AuthStore) async throws -> Void
+) async throws {
+    try await withTestDatabase(backend) { database in
+        var stores = [try await database.open()]
+        let outcome: Result<Void, any Error>
+        do {
+            try await body(stores[0]) {
+                let store = try await database.open()
+                stores.append(store)
+                return store
+            }
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        for store in stores { try await store.shutdown() }
+        try outcome.get()
+    }
+}
+
+/// Runs `body` with a new, empty database of `backend`, deleted afterwards whether `body` succeeded or not.
+func withTestDatabase(_ backend: Backend, _ body: (TestDatabase) async throws -> Void) async throws {
+    let database = try await TestDatabase.create(backend)
+    let outcome: Result<Void, any Error>
+    do {
+        try await body(database)
+        outcome = .success(())
+    } catch {
+        outcome = .failure(error)
+    }
+    try await database.destroy()
+    try outcome.get()
+}
+
+/// One throwaway database: a file in its own temporary directory, or a PostgreSQL database with a random name.
+struct TestDatabase {
+    let backend: Backend
+    /// The SQLite file path or the PostgreSQL URL.
+    let location: String
+
+    static func create(_ backend: Backend) async throws -> TestDatabase {
+        switch backend {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-store-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            return TestDatabase(backend: backend, location: directory.appendingPathComponent("hearth.sqlite").path)
+        case .postgres:
+            let name = "hearth_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try await withAdminClient { try await $0.query("CREATE DATABASE \(unescaped: name)") }
+            var url = URLComponents(string: Backend.postgresURL!)!
+            url.path = "/" + name
+            return TestDatabase(backend: backend, location: url.string!)
+        }
+    }
+
+    func open() async throws -> any AuthStore {
+        switch backend {
+        case .sqlite: try SQLiteAuthStore(path: location)
+        case .postgres: try await PostgresAuthStore.connect(url: location, logger: testLogger)
+        }
+    }
+
+    func destroy() async throws {
+        switch backend {
+        case .sqlite:
+            try FileManager.default.removeItem(at: URL(fileURLWithPath: location).deletingLastPathComponent())
+        case .postgres:
+            let name = URLComponents(string: location)!.path.dropFirst()
+            // FORCE: the server may not yet have noticed that the stores' connections closed.
+            try await Self.withAdminClient { try await $0.query("DROP DATABASE IF EXISTS \(unescaped: String(name)) WITH (FORCE)") }
+        }
+    }
+
+    /// A client on the database `HEARTH_TEST_POSTGRES_URL` names, for creating and dropping test databases.
+    private static func withAdminClient(_ body: (PostgresClient) async throws -> Void) async throws {
+        let url = try PostgresConnectionURL(Backend.postgresURL!)
+        let client = PostgresClient(configuration: url.configuration, backgroundLogger: testLogger)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            try await body(client)
+        }
+    }
+}
