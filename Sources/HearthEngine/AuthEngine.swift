@@ -96,12 +96,25 @@ public final class AuthEngine: Sendable {
         }
     }
 
+    /// Stores an updated user. A version conflict propagates unchanged for `retryingOnConflict`;
+    /// other store conflicts become Firebase errors.
+    func save(_ user: inout UserRecord) async throws {
+        do {
+            try await store.updateUser(user)
+        } catch StoreError.versionConflict {
+            throw StoreError.versionConflict
+        } catch {
+            throw mapStoreError(error)
+        }
+        user.version += 1
+    }
+
     /// Runs a read-modify-write use case again when another request updated the same user in between.
     func retryingOnConflict<T>(_ body: () async throws -> T) async throws -> T {
         for _ in 0..<3 {
             do { return try await body() } catch StoreError.versionConflict { continue }
         }
-        return try await body()
+        do { return try await body() } catch { throw mapStoreError(error) }
     }
 
     // MARK: Abuse limits

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import GRDB
 import HearthCore
@@ -17,13 +18,12 @@ public final class SQLiteAuthStore: AuthStore {
     public init(path: String, durability: Durability = .normal, busyTimeout: TimeInterval = 10) throws {
         var config = Configuration()
         config.busyMode = .timeout(busyTimeout)
-        // BEGIN IMMEDIATE: a transaction takes the write lock up front, so read-then-write sequences
-        // (refresh rotation, counters) cannot interleave even across processes sharing the file.
-        config.defaultTransactionKind = .immediate
+        // GRDB opens write transactions with BEGIN IMMEDIATE: the write lock is taken up front, so
+        // read-then-write sequences (refresh rotation) cannot interleave even across processes sharing the file.
         config.maximumReaderCount = 8
         let synchronous = durability == .full ? "FULL" : "NORMAL"
         config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = \(synchronous)")
+            try db.run("PRAGMA synchronous = \(synchronous)")
         }
         pool = try DatabasePool(path: path, configuration: config)
         description = "sqlite:\(path)"
@@ -31,7 +31,11 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func shutdown() async throws {
-        try pool.close()
+        // Closing blocks until every reader is returned; do it on a thread of its own so it cannot
+        // hold up the executor that the last reads resume on.
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
+            DispatchQueue.global().async { done.resume(with: Result { try self.pool.close() }) }
+        }
     }
 
     // MARK: Users
@@ -42,26 +46,32 @@ public final class SQLiteAuthStore: AuthStore {
                 throw StoreError.uidExists
             }
             try Self.checkEmailFree(db, user)
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
                       password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
                       last_refresh_at, custom_claims, custom_auth, version)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: StatementArguments(Self.userArguments(user) + [user.version]))
+                    """, StatementArguments(Self.userArguments(user) + [user.version]))
             try Self.writeProviders(db, user)
         }
     }
 
+    /// Single-statement point reads: synchronously on the caller's thread (an SQLite read from the page
+    /// cache takes microseconds, less than the thread hand-offs of an async read) and without a wrapping
+    /// transaction, which one statement does not need for a consistent snapshot.
+    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
+        try pool.unsafeReentrantRead(body)
+    }
+
     public func user(projectID: String, uid: String) async throws -> UserRecord? {
-        try await pool.read { db in
-            try Self.fetchUser(db, where: "project_id = ? AND uid = ?", [projectID, uid])
+        try readNow { db in
+            try Self.fetchUser(db, where: "u.project_id = ? AND u.uid = ?", [projectID, uid])
         }
     }
 
     public func user(projectID: String, email: String) async throws -> UserRecord? {
-        try await pool.read { db in
-            try Self.fetchUser(db, where: "project_id = ? AND email = ?", [projectID, email])
+        try readNow { db in
+            try Self.fetchUser(db, where: "u.project_id = ? AND u.email = ?", [projectID, email])
         }
     }
 
@@ -71,45 +81,39 @@ public final class SQLiteAuthStore: AuthStore {
             var args = Self.userArguments(user)
             // Key columns move to the end for the WHERE clause.
             let key = [args.remove(at: 0), args.remove(at: 0)]
-            try db.execute(
-                sql: """
+            try db.run("""
                     UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
                       password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
                       last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, version = version + 1
                     WHERE project_id = ? AND uid = ? AND version = ?
-                    """, arguments: StatementArguments(args + key + [user.version]))
+                    """, StatementArguments(args + key + [user.version]))
             if db.changesCount == 0 {
                 let exists = try Self.exists(
                     db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
                 throw exists ? StoreError.versionConflict : StoreError.userNotFound
             }
-            try db.execute(
-                sql: "DELETE FROM provider_links WHERE project_id = ? AND uid = ?", arguments: [user.projectID, user.uid])
+            try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
             try Self.writeProviders(db, user)
         }
     }
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?",
-                arguments: [at.millisecondsSince1970, projectID, uid])
+            try db.run("UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?", [at.millisecondsSince1970, projectID, uid])
         }
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND uid = ?",
-                arguments: [at.millisecondsSince1970, projectID, uid])
+            try db.run("UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND uid = ?", [at.millisecondsSince1970, projectID, uid])
         }
     }
 
     public func deleteUser(projectID: String, uid: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM users WHERE project_id = ? AND uid = ?", arguments: [projectID, uid])
+            try db.run("DELETE FROM users WHERE project_id = ? AND uid = ?", [projectID, uid])
             let existed = db.changesCount > 0
-            try db.execute(sql: "DELETE FROM provider_links WHERE project_id = ? AND uid = ?", arguments: [projectID, uid])
+            try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", [projectID, uid])
             if existed {
                 try Self.revokeFamilies(
                     db, projectID: projectID, uid: uid, reason: .userDeleted, at: Date().millisecondsSince1970)
@@ -120,7 +124,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func countUsers(projectID: String) async throws -> Int {
         try await pool.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM users WHERE project_id = ?", arguments: [projectID]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users WHERE project_id = ?"), arguments: [projectID]) ?? 0
         }
     }
 
@@ -128,30 +132,25 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """, [
                     family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970, family.signInProvider,
                     family.createdAt.millisecondsSince1970,
                 ])
-            try db.execute(
-                sql: "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-                arguments: [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
+            try db.run("INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)", [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
         }
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
         try await pool.write { db in
             let row = try Row.fetchOne(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT t.rotated_at, t.sealed_successor, f.*
                     FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
                     WHERE t.hash = ?
-                    """, arguments: [Data(r.presentedHash)])
+                    """), arguments: [Data(r.presentedHash)])
             guard let row else { return .unknown }
             let family = Self.family(from: row)
             if family.revokedAt != nil { return .revoked(family) }
@@ -161,20 +160,14 @@ public final class SQLiteAuthStore: AuthStore {
                 if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row["sealed_successor"] as Data? {
                     return .alreadyRotated(family, sealedSuccessor: Array(sealed))
                 }
-                try db.execute(
-                    sql: "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
-                    arguments: [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+                try db.run("UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?", [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
                 var revoked = family
                 revoked.revokedAt = r.now
                 revoked.revokeReason = .reuseDetected
                 return .reuseDetected(revoked)
             }
-            try db.execute(
-                sql: "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
-                arguments: [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
-            try db.execute(
-                sql: "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-                arguments: [Data(r.successorHash), family.id, nowMs])
+            try db.run("UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?", [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+            try db.run("INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)", [Data(r.successorHash), family.id, nowMs])
             return .rotated(family)
         }
     }
@@ -204,15 +197,13 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func retireSigningKey(kid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL",
-                arguments: [at.millisecondsSince1970, kid])
+            try db.run("UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL", [at.millisecondsSince1970, kid])
         }
     }
 
     public func deleteSigningKey(kid: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM signing_keys WHERE kid = ?", arguments: [kid])
+            try db.run("DELETE FROM signing_keys WHERE kid = ?", [kid])
         }
     }
 
@@ -221,38 +212,42 @@ public final class SQLiteAuthStore: AuthStore {
     public func incrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
         let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
         return try await pool.write { db in
-            try Int.fetchOne(
-                db,
-                sql: """
+            try Int.fetchOne(db.cachedStatement(sql: """
                     INSERT INTO counters (key, window_start, count) VALUES (?, ?, 1)
                     ON CONFLICT (key) DO UPDATE SET
                       count = CASE WHEN counters.window_start = excluded.window_start THEN counters.count + 1 ELSE 1 END,
                       window_start = excluded.window_start
                     RETURNING count
-                    """, arguments: [key, start]) ?? 1
+                    """), arguments: [key, start]) ?? 1
         }
     }
 
     public func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
         let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
-        return try await pool.read { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?", arguments: [key, start]) ?? 0
+        return try readNow { db in
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?"), arguments: [key, start]) ?? 0
         }
     }
 
     public func resetCounter(_ key: String) async throws {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM counters WHERE key = ?", arguments: [key])
+            try db.run("DELETE FROM counters WHERE key = ?", [key])
         }
     }
 }
 
 // MARK: - Row mapping
 
+extension Database {
+    /// Executes through GRDB's statement cache: hot statements are compiled (and authorised) once per connection.
+    func run(_ sql: String, _ arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+}
+
 extension SQLiteAuthStore {
     static func exists(_ db: Database, _ sql: String, _ args: StatementArguments) throws -> Bool {
-        try Int.fetchOne(db, sql: sql, arguments: args) != nil
+        try Int.fetchOne(db.cachedStatement(sql: sql), arguments: args) != nil
     }
 
     static func checkEmailFree(_ db: Database, _ user: UserRecord) throws {
@@ -275,22 +270,28 @@ extension SQLiteAuthStore {
 
     static func writeProviders(_ db: Database, _ user: UserRecord) throws {
         for p in user.providers {
-            try db.execute(
-                sql: """
+            try db.run("""
                     INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
                       photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
+                    """, [
                     user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
                     p.phoneNumber,
                 ])
         }
     }
 
+    /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
     static func fetchUser(_ db: Database, where condition: String, _ args: StatementArguments) throws -> UserRecord? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM users WHERE \(condition)", arguments: args) else {
-            return nil
-        }
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT u.*, l.provider_id AS l_provider_id, l.raw_id AS l_raw_id, l.federated_id AS l_federated_id,
+                      l.email AS l_email, l.display_name AS l_display_name, l.photo_url AS l_photo_url,
+                      l.phone_number AS l_phone_number
+                    FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
+                    WHERE \(condition) ORDER BY l.provider_id
+                    """), arguments: args)
+        guard let row = rows.first else { return nil }
         var user = UserRecord(
             projectID: row["project_id"], uid: row["uid"], email: row["email"], emailVerified: row["email_verified"],
             displayName: row["display_name"], photoURL: row["photo_url"], phoneNumber: row["phone_number"],
@@ -299,13 +300,11 @@ extension SQLiteAuthStore {
             createdAt: Date(millisecondsSince1970: row["created_at"]), lastLoginAt: date(row["last_login_at"]),
             lastRefreshAt: date(row["last_refresh_at"]), customClaims: row["custom_claims"], customAuth: row["custom_auth"],
             version: row["version"])
-        let links = try Row.fetchAll(
-            db, sql: "SELECT * FROM provider_links WHERE project_id = ? AND uid = ? ORDER BY provider_id",
-            arguments: [user.projectID, user.uid])
-        user.providers = links.map { l in
-            ProviderUserInfo(
-                providerID: l["provider_id"], rawID: l["raw_id"], federatedID: l["federated_id"], email: l["email"],
-                displayName: l["display_name"], photoURL: l["photo_url"], phoneNumber: l["phone_number"])
+        user.providers = rows.compactMap { l in
+            guard let providerID = l["l_provider_id"] as String? else { return nil }
+            return ProviderUserInfo(
+                providerID: providerID, rawID: l["l_raw_id"], federatedID: l["l_federated_id"], email: l["l_email"],
+                displayName: l["l_display_name"], photoURL: l["l_photo_url"], phoneNumber: l["l_phone_number"])
         }
         return user
     }
@@ -323,15 +322,14 @@ extension SQLiteAuthStore {
     static func revokeFamilies(_ db: Database, projectID: String, uid: String, reason: RefreshRevocationReason, at: Int64)
         throws
     {
-        try db.execute(
-            sql: """
+        try db.run("""
                 UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
                 WHERE project_id = ? AND uid = ? AND revoked_at IS NULL
-                """, arguments: [at, reason.rawValue, projectID, uid])
+                """, [at, reason.rawValue, projectID, uid])
     }
 
     static func fetchKeys(_ db: Database) throws -> [StoredSigningKey] {
-        try Row.fetchAll(db, sql: "SELECT * FROM signing_keys ORDER BY activates_at, kid").map { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM signing_keys ORDER BY activates_at, kid")).map { row in
             StoredSigningKey(
                 kid: row["kid"], algorithm: row["algorithm"], privateKey: Array(row["private_key"] as Data),
                 encrypted: row["encrypted"], createdAt: Date(millisecondsSince1970: row["created_at"]),
@@ -340,12 +338,10 @@ extension SQLiteAuthStore {
     }
 
     static func insertKey(_ db: Database, _ key: StoredSigningKey) throws {
-        try db.execute(
-            sql: """
+        try db.run("""
                 INSERT INTO signing_keys (kid, algorithm, private_key, encrypted, created_at, activates_at, retired_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
+                """, [
                 key.kid, key.algorithm, Data(key.privateKey), key.encrypted, key.createdAt.millisecondsSince1970,
                 key.activatesAt.millisecondsSince1970, key.retiredAt?.millisecondsSince1970,
             ])

@@ -19,13 +19,15 @@ public enum HearthApplication {
         return router
     }
 
-    /// A server listening on `host:port`.
+    /// A server listening on `host:port` (port 0: any free port, reported to `onServerRunning`).
     public static func make(
-        engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, logger: Logger
+        engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         Application(
             router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds),
             configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
     }
 }

@@ -18,23 +18,27 @@ public enum JWS {
     /// `header.payload.signature` for the given payload, signed with `key`.
     public static func signRS256(payload: JSONValue, kid: String, key: _RSA.Signing.PrivateKey) throws -> String {
         let header: JSONValue = ["alg": "RS256", "kid": .string(kid), "typ": "JWT"]
-        let input = Base64URL.encode(Data(header.jsonText.utf8)) + "." + Base64URL.encode(Data(payload.jsonText.utf8))
+        let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes)
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         return input + "." + Base64URL.encode(signature.rawRepresentation)
     }
 
     /// Splits and decodes a compact JWS without checking its signature. Nil when malformed.
     public static func parse(_ token: String) -> Parsed? {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-            let headerData = Base64URL.decode(parts[0]),
-            let payloadData = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
-            case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData),
-            case .object(let payload)? = try? JSONDecoder().decode(JSONValue.self, from: payloadData)
+        // Work on UTF-8 code units: splitting a String by Character costs grapheme breaking on every byte.
+        let utf8 = token.utf8
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        let rest = utf8.index(after: firstDot)
+        guard let secondDot = utf8[rest...].firstIndex(of: UInt8(ascii: ".")) else { return nil }
+        let signatureStart = utf8.index(after: secondDot)
+        guard !utf8[signatureStart...].contains(UInt8(ascii: ".")),
+            let headerData = Base64URL.decode(token[..<firstDot]),
+            let payloadData = Base64URL.decode(token[rest..<secondDot]),
+            let signature = Base64URL.decode(token[signatureStart...]),
+            case .object(let header)? = try? JSONValue.parse(headerData),
+            case .object(let payload)? = try? JSONValue.parse(payloadData)
         else { return nil }
-        let input = token[token.startIndex..<token.index(token.startIndex, offsetBy: parts[0].count + 1 + parts[1].count)]
-        return Parsed(header: header, payload: payload, signingInput: input, signature: signature)
+        return Parsed(header: header, payload: payload, signingInput: token[..<secondDot], signature: Data(signature))
     }
 
     /// Whether `parsed` carries a valid RS256 signature by `key`.

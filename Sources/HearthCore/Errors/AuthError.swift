@@ -49,3 +49,13 @@ extension AuthError {
         }
     }
 }
+
+extension AuthError {
+    /// Google's front-end answer to a request without a key.
+    public static let missingAPIKey = AuthError(
+        .missingAPIKey,
+        "The request is missing a valid API key."
+    )
+    /// Google's front-end answer to a key it does not know.
+    public static let invalidAPIKey = AuthError(.invalidAPIKey, "API key not valid. Please pass a valid API key.")
+}

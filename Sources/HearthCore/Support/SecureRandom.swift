@@ -11,8 +11,15 @@ public struct SecureRandom: Sendable {
     }
 
     public static let system = SecureRandom { count in
+        // Eight bytes per draw from the OS generator, not one.
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var out = [UInt8]()
+        out.reserveCapacity(count + 7)
+        while out.count < count {
+            withUnsafeBytes(of: generator.next()) { out.append(contentsOf: $0) }
+        }
+        out.removeLast(out.count - count)
+        return out
     }
 
     public func bytes(_ count: Int) -> [UInt8] { fill(count) }

@@ -43,6 +43,16 @@ extension AuthEngine {
             return try await createUser(
                 email: email, password: password, displayName: request.displayName.nonEmpty, origin: origin)
         }
+        return try await retryingOnConflict {
+            try await linkPassword(idToken: idToken, email: email, password: password, request: request, origin: origin)
+        }
+    }
+
+    /// Attaches e-mail/password to the account `idToken` names (the anonymous-upgrade flow).
+    private func linkPassword(
+        idToken: String, email: String, password: String, request: SignUpRequest, origin: RequestOrigin
+    ) async throws -> AccountResult {
+        let project = origin.project
         var (user, _) = try await authenticatedUser(idToken: idToken, origin: origin)
         if user.passwordHash != nil { throw AuthError(.providerAlreadyLinked) }
         let now = clock.now()
@@ -52,7 +62,7 @@ extension AuthEngine {
         user.passwordUpdatedAt = now
         if let name = request.displayName.nonEmpty { user.displayName = name }
         user.lastLoginAt = now
-        do { try await store.updateUser(user) } catch { throw mapStoreError(error) }
+        try await save(&user)
         logger.info("password linked", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
         let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
         return AccountResult(user: user, tokens: tokens, isNewUser: false)

@@ -99,10 +99,7 @@ extension AuthEngine {
             user.validSince = nowSecond()
             user.lastLoginAt = clock.now()
         }
-        do { try await store.updateUser(user) } catch StoreError.versionConflict {
-            throw StoreError.versionConflict
-        } catch { throw mapStoreError(error) }
-        user.version += 1
+        try await save(&user)
         if changesCredentials {
             logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
             let provider = newPassword != nil ? ProviderID.password : (token.signInProvider ?? ProviderID.password)

@@ -46,13 +46,3 @@ public struct ProjectRegistry: Sendable {
     /// True when some project still accepts any API key (worth a warning in the log).
     public var acceptsAnyAPIKey: Bool { projects.values.contains { $0.apiKeys.isEmpty } }
 }
-
-extension AuthError {
-    /// Google's front-end answer to a request without a key.
-    public static let missingAPIKey = AuthError(
-        .missingAPIKey,
-        "The request is missing a valid API key."
-    )
-    /// Google's front-end answer to a key it does not know.
-    public static let invalidAPIKey = AuthError(.invalidAPIKey, "API key not valid. Please pass a valid API key.")
-}

@@ -35,7 +35,7 @@ public struct WireRequest: Sendable {
         if contentType.hasPrefix("application/x-www-form-urlencoded") {
             fields = parseForm(String(decoding: bytes, as: UTF8.self))
         } else if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            fields = try parseJSONObject(Data(bytes))
+            fields = try parseJSONObject(bytes)
         }
         for item in request.uri.queryParameters where item.key != "key" {
             let key = camelCase(String(item.key))
@@ -46,12 +46,12 @@ public struct WireRequest: Sendable {
             fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.remoteAddress?.ipAddress)
     }
 
-    static func parseJSONObject(_ data: Data) throws -> [String: JSONValue] {
+    static func parseJSONObject(_ bytes: some Collection<UInt8>) throws -> [String: JSONValue] {
         let value: JSONValue
         do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
+            value = try JSONValue.parse(bytes)
         } catch {
-            throw AuthError(.invalidJSONPayload, "Invalid JSON payload received. Unexpected token.")
+            throw AuthError(.invalidJSONPayload, "Invalid JSON payload received. \(error.reason.prefix(1).uppercased() + error.reason.dropFirst()) at byte \(error.offset).")
         }
         guard case .object(let object) = value else {
             throw AuthError(

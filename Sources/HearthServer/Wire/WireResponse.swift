@@ -10,7 +10,7 @@ public enum WireResponse {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=UTF-8"
         headers[.cacheControl] = cacheControl
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.jsonText)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
     }
 
     /// Firebase's error envelope: `{"error":{"code","message","errors":[…],"status"}}`.

@@ -63,17 +63,19 @@ public struct IDTokenService: Sendable {
         return try JWS.signRS256(payload: .object(claims), kid: signer.kid, key: signer.privateKey)
     }
 
-    /// `firebase.identities`: provider → the user's ids there (`email` and `phone` for the built-in ones).
+    /// `firebase.identities`: `email` and `phone` for the user's own e-mail and number, and
+    /// provider id → the user's ids there for each linked provider.
     static func identities(of user: UserRecord) -> [String: JSONValue] {
         var ids: [String: [String]] = [:]
-        for info in user.allProviderInfo {
-            switch info.providerID {
-            case ProviderID.password: if let e = info.email { ids["email", default: []].append(e) }
-            case ProviderID.phone: if let p = info.phoneNumber { ids["phone", default: []].append(p) }
-            default:
-                ids[info.providerID, default: []].append(info.rawID)
-                if let e = info.email, !(ids["email"]?.contains(e) ?? false) { ids["email", default: []].append(e) }
-            }
+        func add(_ key: String, _ value: String?) {
+            guard let value, !(ids[key]?.contains(value) ?? false) else { return }
+            ids[key, default: []].append(value)
+        }
+        add("email", user.email)
+        add("phone", user.phoneNumber)
+        for link in user.providers {
+            add(link.providerID, link.rawID)
+            add("email", link.email)
         }
         return ids.mapValues { .array($0.map(JSONValue.string)) }
     }

@@ -15,7 +15,7 @@ public enum RefreshTokenCodec {
     }
 
     public static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data(token.utf8)))
+        SHA256.hash(data: Array(token.utf8)).withUnsafeBytes { Array($0) }
     }
 
     /// Cheap shape check before touching the store.
@@ -24,7 +24,7 @@ public enum RefreshTokenCodec {
     }
 
     public static func seal(successor: String, under token: String) throws -> [UInt8] {
-        Array(try AES.GCM.seal(Data(successor.utf8), using: key(for: token)).combined!)
+        try AES.GCM.seal(Array(successor.utf8), using: key(for: token)).combined!.withUnsafeBytes { Array($0) }
     }
 
     public static func open(sealed: [UInt8], under token: String) -> String? {
@@ -36,7 +36,7 @@ public enum RefreshTokenCodec {
 
     static func key(for token: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: Data(token.utf8)), info: Data("hearth refresh successor".utf8),
+            inputKeyMaterial: SymmetricKey(data: Array(token.utf8)), info: Array("hearth refresh successor".utf8),
             outputByteCount: 32)
     }
 }

@@ -1,0 +1,109 @@
+import Foundation
+import HearthCore
+
+/// Everything `hearth serve` can be told, from the config file, the environment and flags
+/// (flags win over the environment, the environment over the file, the file over defaults).
+public struct ServerConfiguration: Sendable, Equatable, Codable {
+    public var host: String = "127.0.0.1"
+    public var port: Int = 9099
+    /// Where the SQLite database lives when no database URL is given.
+    public var dataDir: String = ".hearth"
+    /// `postgres://user:pass@host:port/db`, or nil for the embedded SQLite file.
+    public var databaseURL: String?
+    /// Base64 of 32 bytes; when set, signing keys are encrypted at rest with it.
+    public var keyEncryptionKey: String?
+    /// The project requests without a configured API key belong to.
+    public var defaultProject: String = "demo-hearth"
+    /// How long verifiers may cache the public keys (Cache-Control max-age); a rotated key
+    /// is published this long before it signs.
+    public var publicKeyCacheSeconds: Int = 3600
+    public var passwordHashing: PasswordHashingSettings = .init()
+    /// `normal` survives a crash of the process; `full` also a power cut, at an fsync per commit.
+    public var sqliteDurability: String = "normal"
+    public var logLevel: String = "info"
+    public var projects: [ProjectConfig] = []
+
+    public init() {}
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = ServerConfiguration()
+        host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
+        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
+        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? d.dataDir
+        databaseURL = try c.decodeIfPresent(String.self, forKey: .databaseURL)
+        keyEncryptionKey = try c.decodeIfPresent(String.self, forKey: .keyEncryptionKey)
+        defaultProject = try c.decodeIfPresent(String.self, forKey: .defaultProject) ?? d.defaultProject
+        publicKeyCacheSeconds = try c.decodeIfPresent(Int.self, forKey: .publicKeyCacheSeconds) ?? d.publicKeyCacheSeconds
+        passwordHashing = try c.decodeIfPresent(PasswordHashingSettings.self, forKey: .passwordHashing) ?? d.passwordHashing
+        sqliteDurability = try c.decodeIfPresent(String.self, forKey: .sqliteDurability) ?? d.sqliteDurability
+        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? d.logLevel
+        projects = try c.decodeIfPresent([ProjectConfig].self, forKey: .projects) ?? d.projects
+    }
+
+    /// Reads a JSON config file.
+    public static func load(file path: String) throws -> ServerConfiguration {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try JSONDecoder().decode(ServerConfiguration.self, from: data)
+    }
+
+    /// Applies `HEARTH_*` environment variables.
+    public mutating func applyEnvironment(_ env: [String: String]) throws {
+        if let v = env["HEARTH_HOST"] { host = v }
+        if let v = env["HEARTH_PORT"] {
+            guard let p = Int(v) else { throw ConfigurationError("HEARTH_PORT must be a number, got \(v)") }
+            port = p
+        }
+        if let v = env["HEARTH_DATA_DIR"] { dataDir = v }
+        if let v = env["HEARTH_DATABASE_URL"], !v.isEmpty { databaseURL = v }
+        if let v = env["HEARTH_KEY_ENCRYPTION_KEY"], !v.isEmpty { keyEncryptionKey = v }
+        if let v = env["HEARTH_PROJECT"] { defaultProject = v }
+        if let v = env["HEARTH_LOG_LEVEL"] { logLevel = v }
+        if let v = env["HEARTH_PASSWORD_HASH_THREADS"] {
+            guard let n = Int(v) else { throw ConfigurationError("HEARTH_PASSWORD_HASH_THREADS must be a number") }
+            passwordHashing.threads = n
+        }
+    }
+
+    /// Problems an operator must fix before the server can start.
+    public func validate() throws {
+        guard (1...65535).contains(port) || port == 0 else { throw ConfigurationError("port must be 1–65535") }
+        guard passwordHashing.scrypt.isSane else {
+            throw ConfigurationError("passwordHashing.scrypt: logN must be 10–20, r 1–32, p 1–16")
+        }
+        guard ["normal", "full"].contains(sqliteDurability) else {
+            throw ConfigurationError("sqliteDurability must be \"normal\" or \"full\"")
+        }
+        for p in projects {
+            guard p.passwordPolicy.minLength >= 1, p.passwordPolicy.maxLength >= p.passwordPolicy.minLength else {
+                throw ConfigurationError("project \(p.projectID): passwordPolicy needs 1 <= minLength <= maxLength")
+            }
+            guard p.tokens.idTokenLifetimeSeconds >= 60, p.tokens.idTokenLifetimeSeconds <= 86400 else {
+                throw ConfigurationError("project \(p.projectID): tokens.idTokenLifetimeSeconds must be 60–86400")
+            }
+        }
+    }
+}
+
+public struct PasswordHashingSettings: Sendable, Equatable, Codable {
+    /// Threads that hash passwords (default: one per core).
+    public var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Their scheduling niceness: higher lets token work preempt hashing.
+    public var niceness: Int = 5
+    public var scrypt: ScryptParameters = .default
+
+    public init() {}
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = PasswordHashingSettings()
+        threads = try c.decodeIfPresent(Int.self, forKey: .threads) ?? d.threads
+        niceness = try c.decodeIfPresent(Int.self, forKey: .niceness) ?? d.niceness
+        scrypt = try c.decodeIfPresent(ScryptParameters.self, forKey: .scrypt) ?? d.scrypt
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
