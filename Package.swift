@@ -52,7 +52,6 @@ let package = Package(
             name: "HearthTokens",
             dependencies: [
                 "HearthCore", "HearthStore",
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -81,15 +80,25 @@ let package = Package(
             dependencies: [
                 "HearthServer", "HearthSQLite", "HearthPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
-        .testTarget(name: "HearthStoreTests", dependencies: ["HearthSQLite", "HearthPostgres"]),
+        .testTarget(
+            name: "HearthStoreTests",
+            dependencies: ["HearthSQLite", "HearthPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
         .testTarget(
             name: "HearthTokensTests",
-            dependencies: ["HearthTokens", "HearthSQLite", .product(name: "JWTKit", package: "jwt-kit")]
+            dependencies: [
+                "HearthTokens", "HearthSQLite",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
         ),
         .testTarget(
             name: "HearthServerTests",
@@ -97,6 +106,7 @@ let package = Package(
                 "HearthServer", "HearthSQLite",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
     ]

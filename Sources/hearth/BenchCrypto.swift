@@ -1,0 +1,53 @@
+import ArgumentParser
+import CryptoExtras
+import Dispatch
+import Foundation
+import HearthCore
+import HearthTokens
+import Synchronization
+
+/// Measures what this machine can do at most, so server benchmarks can be read as ratios.
+struct BenchCrypto: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-crypto",
+        abstract: "Measure this machine's RS256 signing and scrypt hashing throughput (used by scripts/bench).",
+        discussion: "Prints one JSON object: rs256_signs_per_sec and scrypt_hashes_per_sec with the given thread count.")
+
+    @Option(help: "Threads to measure with (default: one per core).")
+    var threads: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Seconds per measurement.")
+    var seconds: Double = 5
+
+    @Option(help: "scrypt log2(N), as the server's passwordHashing.scrypt.logN.")
+    var logN: Int = ScryptParameters.default.logN
+
+    func run() throws {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        // A payload the size of a real ID token's.
+        let payload: JSONValue = [
+            "iss": "https://securetoken.google.com/bench", "aud": "bench", "auth_time": 1_700_000_000,
+            "user_id": "AbCdEfGhIjKlMnOpQrStUvWxYz12", "sub": "AbCdEfGhIjKlMnOpQrStUvWxYz12", "iat": 1_700_000_000,
+            "exp": 1_700_003_600, "email": "someone@example.com", "email_verified": false,
+            "firebase": ["identities": ["email": ["someone@example.com"]], "sign_in_provider": "password"],
+        ]
+        let signs = measure { _ = try! JWS.signRS256(payload: payload, kid: "bench", key: key) }
+        let params = ScryptParameters(logN: logN, r: 8, p: 1)
+        let hashes = measure { _ = PasswordHash.make(password: "correct horse battery", parameters: params, random: .system) }
+        print(#"{"threads":\#(threads),"rs256_signs_per_sec":\#(Int(signs)),"scrypt_hashes_per_sec":\#(String(format: "%.1f", hashes)),"scrypt_logN":\#(logN)}"#)
+    }
+
+    /// Operations per second across `threads` threads running `work` back to back for `seconds`.
+    func measure(_ work: @escaping @Sendable () -> Void) -> Double {
+        let count = Atomic<Int>(0)
+        let deadline = Date().addingTimeInterval(seconds)
+        let start = Date()
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            while Date() < deadline {
+                work()
+                count.add(1, ordering: .relaxed)
+            }
+        }
+        return Double(count.load(ordering: .relaxed)) / Date().timeIntervalSince(start)
+    }
+}

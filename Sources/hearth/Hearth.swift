@@ -1,0 +1,33 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import NIOCore
+import NIOPosix
+
+@main
+enum Main {
+    static func main() {
+        // Run Swift concurrency on NIO's event loops, so a request is decoded, handled and answered on
+        // one thread instead of hopping between the event loop and the cooperative pool.
+        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        Task {
+            await Hearth.main()
+            exit(0)
+        }
+        // The main thread serves the main actor, which the command's entry point runs on.
+        dispatchMain()
+    }
+}
+
+struct Hearth: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hearth",
+        abstract: "A self-hosted authentication server that speaks the Firebase Authentication protocol.",
+        discussion: """
+            Point Firebase SDKs at it as you would at the Firebase Auth emulator (host:port), or call its \
+            REST API directly. Configuration comes from a JSON file (--config), HEARTH_* environment \
+            variables and flags, in increasing order of precedence. See README.md for the file format.
+            """,
+        subcommands: [Serve.self, Keys.self, BenchCrypto.self],
+        defaultSubcommand: Serve.self)
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import HearthServer
+import Hummingbird
+import Logging
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (the default command).",
+        discussion: """
+            With no configuration at all it listens on 127.0.0.1:9099, keeps its data in ./.hearth/hearth.sqlite, \
+            and serves one project, demo-hearth, that accepts any API key (as the Firebase emulator does) until \
+            API keys are configured for it. Stops cleanly on SIGINT or SIGTERM.
+
+            Environment: HEARTH_CONFIG, HEARTH_HOST, HEARTH_PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL, \
+            HEARTH_PROJECT, HEARTH_KEY_ENCRYPTION_KEY (base64 of 32 bytes; encrypts signing keys at rest), \
+            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL.
+            """)
+
+    @OptionGroup var options: ConfigurationOptions
+
+    @Option(name: .long, help: "Address to listen on (default 127.0.0.1). Env: HEARTH_HOST.")
+    var host: String?
+
+    @Option(name: .long, help: "Port to listen on; 0 picks a free one (default 9099). Env: HEARTH_PORT.")
+    var port: Int?
+
+    func run() async throws {
+        var configuration = try options.resolve()
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        let logger = Runtime.logger(configuration)
+        let runtime: Runtime
+        do {
+            runtime = try await Runtime.start(configuration, logger: logger)
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
+        logger.info("store: \(runtime.store.description)")
+        for project in runtime.engine.projects.all {
+            if project.apiKeys.isEmpty {
+                logger.notice("project \(project.projectID) accepts any API key: configure apiKeys to restrict it")
+            } else {
+                logger.info("project \(project.projectID): \(project.apiKeys.count) API key(s)")
+            }
+        }
+
+        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute.
+        let reload = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(60))
+                try? await runtime.keyRing.load()
+            }
+        }
+        let app = HearthApplication.make(
+            engine: runtime.engine, host: configuration.host, port: configuration.port,
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, logger: logger
+        ) { [host = configuration.host] port in
+            logger.info("hearth listening on http://\(host):\(port)")
+        }
+        try await app.runService()
+        reload.cancel()
+        await runtime.shutdown()
+        logger.info("hearth stopped")
+    }
+}

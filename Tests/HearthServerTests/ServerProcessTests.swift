@@ -1,0 +1,151 @@
+import Foundation
+import HearthCore
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real `hearth` binary, started as a user would start it.
+final class ServerProcess: @unchecked Sendable {
+    let process = Process()
+    let output = Pipe()
+    private(set) var port = 0
+    private var log = ""
+
+    static var binary: URL {
+        if let path = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: path) }
+        // The test bundle is built next to the executable (.build/<triple>/<config>/).
+        let bundle = Bundle.main.bundleURL
+        let beside = bundle.appendingPathComponent("hearth")
+        return FileManager.default.isExecutableFile(atPath: beside.path)
+            ? beside : bundle.deletingLastPathComponent().appendingPathComponent("hearth")
+    }
+
+    init(arguments: [String]) throws {
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0"] + arguments
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+    }
+
+    /// Waits for the "listening" line and returns the port.
+    func waitUntilListening(timeout: TimeInterval = 60) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        let handle = output.fileHandleForReading
+        while Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+            log += String(decoding: chunk, as: UTF8.self)
+            if let range = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                port = Int(log[range].split(separator: ":").last!)!
+                return port
+            }
+            if !process.isRunning { break }
+        }
+        throw ProcessError("server did not start: \(log)")
+    }
+
+    func readRemainingLog() -> String {
+        log += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return log
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    struct ProcessError: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+}
+
+func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=any")!)
+    request.httpMethod = "POST"
+    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    request.httpBody = Data(body.jsonText.utf8)
+    let (data, response) = try await URLSession.shared.data(for: request)
+    return ((response as! HTTPURLResponse).statusCode, try JSONDecoder().decode(JSONValue.self, from: data))
+}
+
+@Suite("The hearth process", .serialized)
+struct ServerProcessTests {
+    func makeDataDir() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-proc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let config: JSONValue = ["projects": [["projectId": "crash-test", "rateLimits": ["signUpsPerIPPerHour": 0]]]]
+        try Data(config.jsonText.utf8).write(to: dir.appendingPathComponent("hearth.json"))
+        return dir
+    }
+
+    func arguments(_ dir: URL) -> [String] {
+        ["--data-dir", dir.path, "--config", dir.appendingPathComponent("hearth.json").path, "--project", "crash-test"]
+    }
+
+    @Test func acknowledgedSignUpsSurviveKillDashNine() async throws {
+        let dir = try makeDataDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServerProcess(arguments: arguments(dir))
+        let port = try server.waitUntilListening()
+
+        // A burst of sign-ups from 16 clients; the server is killed while they are in flight.
+        let acknowledged = Acknowledged()
+        let burst = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            guard let (status, body) = try? await postJSON(port: port, path: "/v1/accounts:signUp", body: ["returnSecureToken": true]),
+                                status == 200, let uid = body["localId"]?.stringValue, let token = body["idToken"]?.stringValue
+                            else { return }
+                            acknowledged.add(uid: uid, token: token)
+                        }
+                    }
+                }
+            }
+        }
+        while acknowledged.count < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        server.signal(SIGKILL)
+        await burst.value
+        server.process.waitUntilExit()
+        let acked = acknowledged.all
+        #expect(acked.count >= 300)
+
+        let restarted = try ServerProcess(arguments: arguments(dir))
+        let port2 = try restarted.waitUntilListening()
+        defer { restarted.signal(SIGKILL) }
+        var missing = 0
+        for (uid, token) in acked {
+            let (status, body) = try await postJSON(port: port2, path: "/v1/accounts:lookup", body: ["idToken": .string(token)])
+            guard status == 200, case .array(let users)? = body["users"], users.first?["localId"]?.stringValue == uid else {
+                missing += 1
+                continue
+            }
+        }
+        #expect(missing == 0, "\(missing) of \(acked.count) acknowledged sign-ups were lost")
+    }
+
+    @Test func sigtermStopsTheServerCleanly() async throws {
+        let dir = try makeDataDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServerProcess(arguments: arguments(dir))
+        let port = try server.waitUntilListening()
+        let (status, _) = try await postJSON(port: port, path: "/v1/accounts:signUp", body: [:])
+        #expect(status == 200)
+        server.signal(SIGTERM)
+        server.process.waitUntilExit()
+        #expect(server.process.terminationStatus == 0)
+        let log = server.readRemainingLog()
+        #expect(log.contains("store: sqlite:"))
+        #expect(log.contains("hearth stopped"))
+    }
+}
+
+final class Acknowledged: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(String, String)] = []
+    func add(uid: String, token: String) { lock.withLock { items.append((uid, token)) } }
+    var count: Int { lock.withLock { items.count } }
+    var all: [(String, String)] { lock.withLock { items } }
+}

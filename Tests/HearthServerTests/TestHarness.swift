@@ -1,0 +1,125 @@
+import Foundation
+import HearthCore
+import HearthEngine
+import HearthSQLite
+import HearthServer
+import HearthStore
+import HearthTokens
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+import Testing
+
+/// A clock tests move by hand.
+final class ManualClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date()) { current = Mutex(start) }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    var authClock: AuthClock { AuthClock { self.current.withLock { $0 } } }
+}
+
+/// A complete Hearth (SQLite in a temp dir, real keys, real hashing at test cost) behind its router.
+struct Harness {
+    let engine: AuthEngine
+    let store: SQLiteAuthStore
+    let clock: ManualClock
+    let directory: URL
+    let projectID: String
+
+    static let apiKey = "test-api-key"
+
+    init(configure: (inout ProjectConfig) -> Void = { _ in }) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try SQLiteAuthStore(path: directory.appendingPathComponent("hearth.sqlite").path)
+        clock = ManualClock()
+        projectID = "test-project"
+        var project = ProjectConfig(projectID: projectID, apiKeys: [Self.apiKey])
+        configure(&project)
+        let keyRing = SigningKeyRing(store: store, kek: nil, clock: clock.authClock)
+        try await keyRing.load()
+        engine = AuthEngine(
+            store: store, projects: ProjectRegistry(defaultProjectID: projectID, projects: [project]),
+            idTokens: IDTokenService(keyRing: keyRing),
+            hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
+            clock: clock.authClock)
+    }
+
+    var router: Router<HearthRequestContext> { HearthApplication.router(engine: engine) }
+
+    /// Runs `body` against the router without a socket.
+    func run(_ body: @Sendable (Client) async throws -> Void) async throws {
+        let app = Application(router: router)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await app.test(.router) { client in try await body(Client(client: client)) }
+    }
+}
+
+/// Thin JSON helpers over HummingbirdTesting's client.
+struct Client: Sendable {
+    let client: any TestClientProtocol
+
+    struct Reply: Sendable {
+        let status: Int
+        let json: JSONValue
+        let headers: HTTPFields
+
+        /// The Firebase error code of an error reply (`CODE` or `CODE : detail`).
+        var errorCode: String? {
+            json["error"]?["message"]?.stringValue?.components(separatedBy: " : ").first
+        }
+        subscript(key: String) -> JSONValue? { json[key] }
+        func string(_ key: String) -> String? { json[key]?.stringValue }
+    }
+
+    func post(
+        _ path: String, _ body: JSONValue, key: String? = Harness.apiKey, headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        try await send(path, method: .post, body: ByteBuffer(string: body.jsonText), key: key, headers: headers)
+    }
+
+    func send(
+        _ path: String, method: HTTPRequest.Method, body: ByteBuffer? = nil, key: String? = Harness.apiKey,
+        contentType: String = "application/json", headers: HTTPFields = [:]
+    ) async throws -> Reply {
+        var uri = path
+        if let key { uri += (path.contains("?") ? "&" : "?") + "key=\(key)" }
+        var allHeaders = headers
+        allHeaders[.contentType] = contentType
+        return try await client.execute(uri: uri, method: method, headers: allHeaders, body: body) { response in
+            let text = String(buffer: response.body)
+            let json = text.isEmpty ? JSONValue.null : ((try? JSONValue(parsing: text)) ?? .string(text))
+            return Reply(status: Int(response.status.code), json: json, headers: response.headers)
+        }
+    }
+
+    // MARK: Flows
+
+    func signUp(email: String? = nil, password: String? = nil) async throws -> Reply {
+        var body: [String: JSONValue] = ["returnSecureToken": true]
+        if let email { body["email"] = .string(email) }
+        if let password { body["password"] = .string(password) }
+        return try await post("/v1/accounts:signUp", .object(body))
+    }
+
+    func signIn(_ email: String, _ password: String) async throws -> Reply {
+        try await post("/v1/accounts:signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
+    }
+
+    func lookup(_ idToken: String) async throws -> Reply {
+        try await post("/v1/accounts:lookup", ["idToken": .string(idToken)])
+    }
+
+    func refresh(_ refreshToken: String) async throws -> Reply {
+        try await post("/v1/token", ["grantType": "refresh_token", "refreshToken": .string(refreshToken)])
+    }
+}
+
+/// The payload of a JWT, unverified, for asserting claims.
+func claims(of token: String?) throws -> [String: JSONValue] {
+    let token = try #require(token)
+    let parts = token.split(separator: ".")
+    try #require(parts.count == 3)
+    let payload = try #require(Base64URL.decode(parts[1]))
+    return try #require(try JSONValue.parse(payload).objectValue)
+}

@@ -1,0 +1,118 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthCore
+import HearthSQLite
+import HearthStore
+import HearthTokens
+import Synchronization
+import Testing
+import X509
+
+@Suite struct SigningKeyRingTests {
+    final class Clock: Sendable {
+        let now = Mutex(Date())
+        var auth: AuthClock { AuthClock { self.now.withLock { $0 } } }
+        func advance(_ s: TimeInterval) { now.withLock { $0 += s } }
+    }
+
+    func store() throws -> SQLiteAuthStore {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).sqlite").path
+        return try SQLiteAuthStore(path: path)
+    }
+
+    func sampleUser() -> UserRecord {
+        UserRecord(projectID: "p", uid: "u1", email: "a@b.co", validSince: Date(), createdAt: Date())
+    }
+
+    @Test func firstKeyIsGeneratedOnceAndSharedByEveryProcess() async throws {
+        let s = try store()
+        let a = SigningKeyRing(store: s, kek: nil, clock: .system)
+        let b = SigningKeyRing(store: s, kek: nil, clock: .system)
+        try await a.load()
+        try await b.load()
+        #expect(try a.currentSigner().kid == b.currentSigner().kid)
+        #expect(try await s.signingKeys().count == 1)
+        #expect(a.x509JSON() == b.x509JSON())  // identical certificate bytes from every process
+    }
+
+    @Test func publishedCertificateCarriesTheSigningKey() async throws {
+        let s = try store()
+        let ring = SigningKeyRing(store: s, kek: nil, clock: .system)
+        try await ring.load()
+        let signer = try ring.currentSigner()
+        let certificate = try Certificate(pemEncoded: signer.certificatePEM)
+        #expect(certificate.publicKey == Certificate.PublicKey(signer.publicKey))
+        let token = try IDTokenService(keyRing: ring).mint(
+            user: sampleUser(), signInProvider: "password", authTime: Date(), lifetimeSeconds: 3600, now: Date())
+        let parsed = try #require(JWS.parse(token))
+        #expect(JWS.verifyRS256(parsed, key: try _RSA.Signing.PublicKey(pemRepresentation: signer.publicKey.pemRepresentation)))
+    }
+
+    @Test func rotationPublishesFirstAndSignsAfterTheLead() async throws {
+        let s = try store()
+        let clock = Clock()
+        let ring = SigningKeyRing(store: s, kek: nil, clock: clock.auth, publishAfterRetirement: 7200)
+        try await ring.load()
+        let old = try ring.currentSigner().kid
+        let new = try await ring.rotate(lead: 600)
+        #expect(try ring.currentSigner().kid == old)
+        #expect(Set(ring.publishedKeys().map(\.kid)) == [old, new])
+        clock.advance(601)
+        #expect(try ring.currentSigner().kid == new)
+        #expect(Set(ring.publishedKeys().map(\.kid)) == [old, new])
+        clock.advance(7200)
+        #expect(ring.publishedKeys().map(\.kid) == [new])
+    }
+
+    @Test func keysAreEncryptedAtRestWithAKeyEncryptionKey() async throws {
+        let s = try store()
+        let kek = try KeyEncryptionKey(base64: Data(repeating: 7, count: 32).base64EncodedString())
+        let ring = SigningKeyRing(store: s, kek: kek, clock: .system)
+        try await ring.load()
+        let stored = try #require(try await s.signingKeys().first)
+        #expect(stored.encrypted)
+        #expect(throws: (any Error).self) { try _RSA.Signing.PrivateKey(derRepresentation: stored.privateKey) }
+
+        let withoutKEK = SigningKeyRing(store: s, kek: nil, clock: .system)
+        await #expect(throws: (any Error).self) { try await withoutKEK.load() }
+        let wrongKEK = SigningKeyRing(
+            store: s, kek: try KeyEncryptionKey(base64: Data(repeating: 8, count: 32).base64EncodedString()), clock: .system)
+        await #expect(throws: (any Error).self) { try await wrongKEK.load() }
+        #expect(throws: (any Error).self) { try KeyEncryptionKey(base64: "c2hvcnQ=") }
+    }
+
+    @Test func mintedClaimsCarryProfileAndCustomClaims() async throws {
+        let s = try store()
+        let ring = SigningKeyRing(store: s, kek: nil, clock: .system)
+        try await ring.load()
+        var user = sampleUser()
+        user.displayName = "Ada"
+        user.photoURL = "https://x/p.png"
+        user.phoneNumber = "+15555550100"
+        user.customClaims = #"{"role":"admin","sub":"forbidden-override"}"#
+        let auth = Date(timeIntervalSince1970: 1_700_000_000)
+        let now = Date(timeIntervalSince1970: 1_700_000_100)
+        let token = try IDTokenService(keyRing: ring).mint(user: user, signInProvider: "password", authTime: auth, lifetimeSeconds: 3600, now: now)
+        let claims = try #require(JWS.parse(token)).payload
+        #expect(claims["role"] == "admin")
+        #expect(claims["sub"] == "u1")
+        #expect(claims["name"] == "Ada")
+        #expect(claims["picture"] == "https://x/p.png")
+        #expect(claims["phone_number"] == "+15555550100")
+        #expect(claims["auth_time"] == 1_700_000_000)
+        #expect(claims["iat"] == 1_700_000_100)
+        #expect(claims["exp"] == 1_700_003_700)
+        #expect(claims["firebase"]?["identities"] == ["email": ["a@b.co"], "phone": ["+15555550100"]])
+    }
+
+    @Test func refreshTokenSealOpensOnlyWithTheSameToken() throws {
+        let a = RefreshTokenCodec.generate(random: .system)
+        let b = RefreshTokenCodec.generate(random: .system)
+        #expect(RefreshTokenCodec.looksValid(a))
+        let sealed = try RefreshTokenCodec.seal(successor: b, under: a)
+        #expect(RefreshTokenCodec.open(sealed: sealed, under: a) == b)
+        #expect(RefreshTokenCodec.open(sealed: sealed, under: b) == nil)
+        #expect(RefreshTokenCodec.hash(a) != RefreshTokenCodec.hash(b))
+    }
+}
