@@ -25,20 +25,26 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
 
     public init() {}
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
+            sqliteDurability, logLevel, projects
+    }
+
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = ServerConfiguration()
-        host = try c.decodeIfPresent(String.self, forKey: .host) ?? d.host
-        port = try c.decodeIfPresent(Int.self, forKey: .port) ?? d.port
-        dataDir = try c.decodeIfPresent(String.self, forKey: .dataDir) ?? d.dataDir
+        host = try c.decode(.host, default: d.host)
+        port = try c.decode(.port, default: d.port)
+        dataDir = try c.decode(.dataDir, default: d.dataDir)
         databaseURL = try c.decodeIfPresent(String.self, forKey: .databaseURL)
         keyEncryptionKey = try c.decodeIfPresent(String.self, forKey: .keyEncryptionKey)
-        defaultProject = try c.decodeIfPresent(String.self, forKey: .defaultProject) ?? d.defaultProject
-        publicKeyCacheSeconds = try c.decodeIfPresent(Int.self, forKey: .publicKeyCacheSeconds) ?? d.publicKeyCacheSeconds
-        passwordHashing = try c.decodeIfPresent(PasswordHashingSettings.self, forKey: .passwordHashing) ?? d.passwordHashing
-        sqliteDurability = try c.decodeIfPresent(String.self, forKey: .sqliteDurability) ?? d.sqliteDurability
-        logLevel = try c.decodeIfPresent(String.self, forKey: .logLevel) ?? d.logLevel
-        projects = try c.decodeIfPresent([ProjectConfig].self, forKey: .projects) ?? d.projects
+        defaultProject = try c.decode(.defaultProject, default: d.defaultProject)
+        publicKeyCacheSeconds = try c.decode(.publicKeyCacheSeconds, default: d.publicKeyCacheSeconds)
+        passwordHashing = try c.decode(.passwordHashing, default: d.passwordHashing)
+        sqliteDurability = try c.decode(.sqliteDurability, default: d.sqliteDurability)
+        logLevel = try c.decode(.logLevel, default: d.logLevel)
+        projects = try c.decode(.projects, default: d.projects)
     }
 
     /// Reads a JSON config file.
@@ -94,12 +100,15 @@ public struct PasswordHashingSettings: Sendable, Equatable, Codable {
 
     public init() {}
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case threads, niceness, scrypt }
+
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = PasswordHashingSettings()
-        threads = try c.decodeIfPresent(Int.self, forKey: .threads) ?? d.threads
-        niceness = try c.decodeIfPresent(Int.self, forKey: .niceness) ?? d.niceness
-        scrypt = try c.decodeIfPresent(ScryptParameters.self, forKey: .scrypt) ?? d.scrypt
+        threads = try c.decode(.threads, default: d.threads)
+        niceness = try c.decode(.niceness, default: d.niceness)
+        scrypt = try c.decode(.scrypt, default: d.scrypt)
     }
 }
 

@@ -33,23 +33,23 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         self.authorizedDomains = authorizedDomains
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits, tokens,
             authorizedDomains
     }
 
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = ProjectConfig(projectID: try c.decode(String.self, forKey: .projectID))
         projectID = d.projectID
-        projectNumber = try c.decodeIfPresent(String.self, forKey: .projectNumber) ?? d.projectNumber
-        apiKeys = try c.decodeIfPresent([String].self, forKey: .apiKeys) ?? d.apiKeys
-        passwordPolicy = try c.decodeIfPresent(PasswordPolicy.self, forKey: .passwordPolicy) ?? d.passwordPolicy
-        emailEnumerationProtection =
-            try c.decodeIfPresent(Bool.self, forKey: .emailEnumerationProtection) ?? d.emailEnumerationProtection
-        rateLimits = try c.decodeIfPresent(RateLimits.self, forKey: .rateLimits) ?? d.rateLimits
-        tokens = try c.decodeIfPresent(TokenSettings.self, forKey: .tokens) ?? d.tokens
-        authorizedDomains = try c.decodeIfPresent([String].self, forKey: .authorizedDomains) ?? d.authorizedDomains
+        projectNumber = try c.decode(.projectNumber, default: d.projectNumber)
+        apiKeys = try c.decode(.apiKeys, default: d.apiKeys)
+        passwordPolicy = try c.decode(.passwordPolicy, default: d.passwordPolicy)
+        emailEnumerationProtection = try c.decode(.emailEnumerationProtection, default: d.emailEnumerationProtection)
+        rateLimits = try c.decode(.rateLimits, default: d.rateLimits)
+        tokens = try c.decode(.tokens, default: d.tokens)
+        authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
     }
 }
 
@@ -83,14 +83,18 @@ public struct RateLimits: Sendable, Equatable, Codable {
         return r
     }
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case failedPasswordsPerAccount, failedPasswordsPerIP, failedPasswordWindowSeconds, signUpsPerIPPerHour
+    }
+
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = RateLimits()
-        failedPasswordsPerAccount = try c.decodeIfPresent(Int.self, forKey: .failedPasswordsPerAccount) ?? d.failedPasswordsPerAccount
-        failedPasswordsPerIP = try c.decodeIfPresent(Int.self, forKey: .failedPasswordsPerIP) ?? d.failedPasswordsPerIP
-        failedPasswordWindowSeconds =
-            try c.decodeIfPresent(Int.self, forKey: .failedPasswordWindowSeconds) ?? d.failedPasswordWindowSeconds
-        signUpsPerIPPerHour = try c.decodeIfPresent(Int.self, forKey: .signUpsPerIPPerHour) ?? d.signUpsPerIPPerHour
+        failedPasswordsPerAccount = try c.decode(.failedPasswordsPerAccount, default: d.failedPasswordsPerAccount)
+        failedPasswordsPerIP = try c.decode(.failedPasswordsPerIP, default: d.failedPasswordsPerIP)
+        failedPasswordWindowSeconds = try c.decode(.failedPasswordWindowSeconds, default: d.failedPasswordWindowSeconds)
+        signUpsPerIPPerHour = try c.decode(.signUpsPerIPPerHour, default: d.signUpsPerIPPerHour)
     }
 }
 
@@ -107,13 +111,17 @@ public struct TokenSettings: Sendable, Equatable, Codable {
 
     public init() {}
 
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case idTokenLifetimeSeconds, rotateRefreshTokens, refreshReuseGraceSeconds, recentSignInSeconds
+    }
+
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = TokenSettings()
-        idTokenLifetimeSeconds = try c.decodeIfPresent(Int.self, forKey: .idTokenLifetimeSeconds) ?? d.idTokenLifetimeSeconds
-        rotateRefreshTokens = try c.decodeIfPresent(Bool.self, forKey: .rotateRefreshTokens) ?? d.rotateRefreshTokens
-        refreshReuseGraceSeconds =
-            try c.decodeIfPresent(Int.self, forKey: .refreshReuseGraceSeconds) ?? d.refreshReuseGraceSeconds
-        recentSignInSeconds = try c.decodeIfPresent(Int.self, forKey: .recentSignInSeconds) ?? d.recentSignInSeconds
+        idTokenLifetimeSeconds = try c.decode(.idTokenLifetimeSeconds, default: d.idTokenLifetimeSeconds)
+        rotateRefreshTokens = try c.decode(.rotateRefreshTokens, default: d.rotateRefreshTokens)
+        refreshReuseGraceSeconds = try c.decode(.refreshReuseGraceSeconds, default: d.refreshReuseGraceSeconds)
+        recentSignInSeconds = try c.decode(.recentSignInSeconds, default: d.recentSignInSeconds)
     }
 }

@@ -8,10 +8,13 @@ public struct PasswordPolicy: Sendable, Equatable, Codable {
         self.maxLength = maxLength
     }
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case minLength, maxLength }
+
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        minLength = try c.decodeIfPresent(Int.self, forKey: .minLength) ?? 6
-        maxLength = try c.decodeIfPresent(Int.self, forKey: .maxLength) ?? 4096
+        minLength = try c.decode(.minLength, default: 6)
+        maxLength = try c.decode(.maxLength, default: 4096)
     }
 
     /// Throws the error Firebase gives for a password this policy refuses.

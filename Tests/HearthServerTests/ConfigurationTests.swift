@@ -1,0 +1,52 @@
+import Foundation
+import HearthCore
+import HearthServer
+import Testing
+
+@Suite struct ConfigurationTests {
+    func decode(_ json: String) throws -> ServerConfiguration {
+        try JSONDecoder().decode(ServerConfiguration.self, from: Data(json.utf8))
+    }
+
+    @Test func emptyFileMeansFirebaseDefaults() throws {
+        let c = try decode("{}")
+        #expect(c.host == "127.0.0.1" && c.port == 9099 && c.dataDir == ".hearth" && c.defaultProject == "demo-hearth")
+        #expect(c.databaseURL == nil)
+    }
+
+    @Test func projectSettingsFillInDefaults() throws {
+        let c = try decode(#"{"projects":[{"projectId":"p","apiKeys":["k"],"rateLimits":{"signUpsPerIPPerHour":5}}]}"#)
+        let p = try #require(c.projects.first)
+        #expect(p.apiKeys == ["k"])
+        #expect(p.rateLimits.signUpsPerIPPerHour == 5)
+        #expect(p.rateLimits.failedPasswordsPerAccount == 10)
+        #expect(p.passwordPolicy == PasswordPolicy())
+        #expect(p.emailEnumerationProtection)
+        #expect(p.tokens.idTokenLifetimeSeconds == 3600)
+        #expect(p.projectNumber.count == 12 && p.projectNumber.allSatisfy(\.isNumber))
+    }
+
+    @Test(arguments: [
+        #"{"prot":9099}"#,
+        #"{"projects":[{"projectId":"p","apikeys":["k"]}]}"#,
+        #"{"projects":[{"projectId":"p","tokens":{"idTokenLifetime":60}}]}"#,
+    ])
+    func misspeltSettingsAreRefused(json: String) {
+        #expect(throws: DecodingError.self) { try decode(json) }
+    }
+
+    @Test func environmentOverridesTheFile() throws {
+        var c = try decode(#"{"port":1234,"defaultProject":"from-file"}"#)
+        try c.applyEnvironment(["HEARTH_PORT": "5678", "HEARTH_PROJECT": "from-env", "HEARTH_DATABASE_URL": "postgres://x/y"])
+        #expect(c.port == 5678 && c.defaultProject == "from-env" && c.databaseURL == "postgres://x/y")
+        #expect(throws: ConfigurationError.self) { try c.applyEnvironment(["HEARTH_PORT": "ninety"]) }
+    }
+
+    @Test func validationCatchesImpossibleSettings() throws {
+        var c = ServerConfiguration()
+        c.passwordHashing.scrypt.logN = 30
+        #expect(throws: ConfigurationError.self) { try c.validate() }
+        c = try decode(#"{"projects":[{"projectId":"p","passwordPolicy":{"minLength":10,"maxLength":5}}]}"#)
+        #expect(throws: ConfigurationError.self) { try c.validate() }
+    }
+}
