@@ -126,6 +126,38 @@ struct ServerProcessTests {
         #expect(missing == 0, "\(missing) of \(acked.count) acknowledged sign-ups were lost")
     }
 
+    @Test func keysCanBeRotatedFromTheCommandLine() async throws {
+        let dir = try makeDataDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func hearth(_ args: [String]) throws -> String {
+            let p = Process()
+            let out = Pipe()
+            p.executableURL = ServerProcess.binary
+            p.arguments = args + ["--data-dir", dir.path]
+            p.standardOutput = out
+            p.standardError = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            #expect(p.terminationStatus == 0, "\(args): \(text)")
+            return text
+        }
+        let before = try hearth(["keys", "list"])
+        #expect(before.components(separatedBy: "signing").count == 2)
+        let rotated = try hearth(["keys", "rotate", "--lead", "0"])
+        #expect(rotated.contains("added key"))
+        let after = try hearth(["keys", "list"])
+        #expect(after.components(separatedBy: "\n").filter { $0.contains("published") || $0.contains("signing") }.count == 2)
+
+        // A server started on the same data publishes both keys.
+        let server = try ServerProcess(arguments: arguments(dir))
+        let port = try server.waitUntilListening()
+        defer { server.signal(SIGKILL) }
+        let (data, _) = try await URLSession.shared.data(
+            from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!)
+        #expect(try JSONValue.parse(Array(data)).objectValue?.count == 2)
+    }
+
     @Test func sigtermStopsTheServerCleanly() async throws {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -23,6 +23,11 @@ extension AuthEngine {
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(rawEmail)
         guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }
+        // No password policy allows more than 4096 characters; refusing longer ones before hashing keeps
+        // a megabyte-sized "password" from costing a megabyte-sized hash.
+        if password.utf8.count > 4 * 4096 {
+            throw AuthError(project.emailEnumerationProtection ? .invalidLoginCredentials : .invalidPassword)
+        }
 
         let limits = project.rateLimits
         let accountKey = "pwfail:acct:\(project.projectID):\(email)"
