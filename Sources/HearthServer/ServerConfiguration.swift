@@ -75,7 +75,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public func validate() throws {
         guard (1...65535).contains(port) || port == 0 else { throw ConfigurationError("port must be 1–65535") }
         guard passwordHashing.scrypt.isSane else {
-            throw ConfigurationError("passwordHashing.scrypt: logN must be 10–20, r 1–32, p 1–16")
+            throw ConfigurationError("passwordHashing.scrypt: logN must be 10–20, r 1–16, p 1–16")
         }
         guard ["normal", "full"].contains(sqliteDurability) else {
             throw ConfigurationError("sqliteDurability must be \"normal\" or \"full\"")

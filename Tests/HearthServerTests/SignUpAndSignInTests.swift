@@ -77,7 +77,8 @@ struct SignUpAndSignInTests {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             let r = try await c.signUp(email: "a@b.co", password: "123")
-            #expect(r.json["error"]?["message"]?.stringValue == "WEAK_PASSWORD : Password should be at least 6 characters")
+            #expect(
+                r.json["error"]?["message"]?.stringValue == "WEAK_PASSWORD : Password should be at least 6 characters")
         }
     }
 
@@ -85,7 +86,9 @@ struct SignUpAndSignInTests {
         let h = try await Harness { $0.passwordPolicy = PasswordPolicy(minLength: 10, maxLength: 12) }
         try await h.run { (c: Client) async throws in
             #expect(try await c.signUp(email: "a@b.co", password: "123456789").errorCode == "WEAK_PASSWORD")
-            #expect(try await c.signUp(email: "a@b.co", password: "1234567890123").errorCode == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS")
+            #expect(
+                try await c.signUp(email: "a@b.co", password: "1234567890123").errorCode
+                    == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS")
             #expect(try await c.signUp(email: "a@b.co", password: "1234567890").status == 200)
         }
     }
@@ -159,7 +162,9 @@ struct SignUpAndSignInTests {
         let h = try await Harness { $0.rateLimits.failedPasswordsPerAccount = 3 }
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "target@example.com", password: "right-password")
-            for _ in 0..<3 { #expect(try await c.signIn("target@example.com", "wrong").errorCode == "INVALID_LOGIN_CREDENTIALS") }
+            for _ in 0..<3 {
+                #expect(try await c.signIn("target@example.com", "wrong").errorCode == "INVALID_LOGIN_CREDENTIALS")
+            }
             let locked = try await c.signIn("target@example.com", "right-password")
             #expect(locked.status == 400)
             #expect(locked.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
@@ -191,14 +196,32 @@ struct SignUpAndSignInTests {
         }
     }
 
+    @Test func importedHashSignsInAndIsReplacedByANativeOne() async throws {
+        let h = try await Harness()
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "migrated@example.com", password: "placeholder")
+            var user = try #require(try await h.store.user(projectID: h.projectID, email: "migrated@example.com"))
+            // SHA-256 of salt "NaCl" followed by "password", as Firebase's import describes it.
+            user.passwordHash =
+                "$firebase-sha256$rounds=1,order=salt-first$TmFDbA$sgq3SqJUn34ToOiGy0RxzC5w/NLOgHXA7mSDq7phMvM"
+            try await h.store.updateUser(user)
+            #expect(try await c.signIn("migrated@example.com", "wrong").errorCode == "INVALID_LOGIN_CREDENTIALS")
+            #expect(try await c.signIn("migrated@example.com", "password").status == 200)
+            let after = try #require(try await h.store.user(projectID: h.projectID, email: "migrated@example.com"))
+            #expect(after.passwordHash?.hasPrefix("$scrypt$") == true)
+            #expect(try await c.signIn("migrated@example.com", "password").status == 200)
+        }
+    }
+
     @Test func weakerHashIsUpgradedOnSignIn() async throws {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "old@example.com", password: "legacy-pass")
             var user = try #require(try await h.store.user(projectID: h.projectID, email: "old@example.com"))
-            user.passwordHash = PasswordHash.make(
-                password: "legacy-pass", parameters: ScryptParameters(logN: 11, r: 8, p: 1), random: .system
-            ).encoded
+            user.passwordHash =
+                PasswordHash.make(
+                    password: "legacy-pass", parameters: ScryptParameters(logN: 11, r: 8, p: 1), random: .system
+                ).encoded
             try await h.store.updateUser(user)
             #expect(try await c.signIn("old@example.com", "legacy-pass").status == 200)
             let after = try #require(try await h.store.user(projectID: h.projectID, email: "old@example.com"))

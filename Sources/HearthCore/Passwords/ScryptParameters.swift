@@ -18,7 +18,8 @@ public struct ScryptParameters: Sendable, Equatable, Codable {
     /// when p=1 is paired with a memory budget Hearth cannot assume; 2^14 is Firebase's own choice.
     public static let `default` = ScryptParameters()
 
-    public var isSane: Bool { (10...20).contains(logN) && (1...32).contains(r) && (1...16).contains(p) }
+    /// r is capped at 16: beyond that swift-crypto's scrypt refuses the memory it would need.
+    public var isSane: Bool { (10...20).contains(logN) && (1...16).contains(r) && (1...16).contains(p) }
 
     /// Bytes of memory one hash needs (128 · N · r).
     public var memoryBytes: Int { 128 * (1 << logN) * r }
