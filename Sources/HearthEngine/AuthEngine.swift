@@ -56,11 +56,13 @@ public final class AuthEngine: Sendable {
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
-            id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now, signInProvider: provider,
+            id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
+            signInProvider: provider,
             createdAt: now)
         try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
-        let idToken = try idTokens.mint(user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now)
+        let idToken = try idTokens.mint(
+            user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now)
         return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
     }
 

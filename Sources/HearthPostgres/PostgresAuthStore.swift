@@ -45,7 +45,8 @@ public final class PostgresAuthStore: AuthStore {
         try await transaction { db in
             try await db.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             try await db.run(PostgresQuery(unsafeSQL: PostgresSchema.createMigrationsTable))
-            let applied = Set(try await db.run("SELECT version FROM schema_migrations").map { try $0.decode(String.self) })
+            let applied = Set(
+                try await db.run("SELECT version FROM schema_migrations").map { try $0.decode(String.self) })
             for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                 for statement in migration.statements {
                     try await db.run(PostgresQuery(unsafeSQL: statement))
@@ -69,7 +70,9 @@ public final class PostgresAuthStore: AuthStore {
 
     public func insertUser(_ user: UserRecord) async throws {
         try await transaction { db in
-            if try await !db.run("SELECT 1 FROM users WHERE project_id = \(user.projectID) AND uid = \(user.uid)").isEmpty {
+            if try await !db.run("SELECT 1 FROM users WHERE project_id = \(user.projectID) AND uid = \(user.uid)")
+                .isEmpty
+            {
                 throw StoreError.uidExists
             }
             try await Self.checkEmailFree(db, user)
@@ -138,12 +141,14 @@ public final class PostgresAuthStore: AuthStore {
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
         try await query(
-            "UPDATE users SET last_login_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)")
+            "UPDATE users SET last_login_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)"
+        )
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
         try await query(
-            "UPDATE users SET last_refresh_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)")
+            "UPDATE users SET last_refresh_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)"
+        )
     }
 
     public func deleteUser(projectID: String, uid: String) async throws -> Bool {
@@ -228,7 +233,9 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
-    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws {
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+        async throws
+    {
         try await transaction { db in
             try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at)
         }
@@ -258,7 +265,8 @@ public final class PostgresAuthStore: AuthStore {
 
     public func retireSigningKey(kid: String, at: Date) async throws {
         try await query(
-            "UPDATE signing_keys SET retired_at = \(at.millisecondsSince1970) WHERE kid = \(kid) AND retired_at IS NULL")
+            "UPDATE signing_keys SET retired_at = \(at.millisecondsSince1970) WHERE kid = \(kid) AND retired_at IS NULL"
+        )
     }
 
     public func deleteSigningKey(kid: String) async throws {
@@ -414,10 +422,13 @@ extension PostgresAuthStore {
             signInProvider: try row["sign_in_provider"].decode(String.self),
             createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
             revokedAt: try date(row["revoked_at"]),
-            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:)))
+            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:))
+        )
     }
 
-    static func revokeFamilies(_ db: Transaction, projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+    static func revokeFamilies(
+        _ db: Transaction, projectID: String, uid: String, reason: RefreshRevocationReason, at: Date
+    )
         async throws
     {
         try await db.run(

@@ -104,6 +104,6 @@ enum PostgresSchema {
                   count BIGINT NOT NULL
                 )
                 """,
-            ]),
+            ])
     ]
 }

@@ -46,12 +46,13 @@ public final class SQLiteAuthStore: AuthStore {
                 throw StoreError.uidExists
             }
             try Self.checkEmailFree(db, user)
-            try db.run("""
-                    INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
-                      password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-                      last_refresh_at, custom_claims, custom_auth, version)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, StatementArguments(Self.userArguments(user) + [user.version]))
+            try db.run(
+                """
+                INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
+                  password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
+                  last_refresh_at, custom_claims, custom_auth, version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, StatementArguments(Self.userArguments(user) + [user.version]))
             try Self.writeProviders(db, user)
         }
     }
@@ -81,12 +82,13 @@ public final class SQLiteAuthStore: AuthStore {
             var args = Self.userArguments(user)
             // Key columns move to the end for the WHERE clause.
             let key = [args.remove(at: 0), args.remove(at: 0)]
-            try db.run("""
-                    UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
-                      password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
-                      last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, version = version + 1
-                    WHERE project_id = ? AND uid = ? AND version = ?
-                    """, StatementArguments(args + key + [user.version]))
+            try db.run(
+                """
+                UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
+                  password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
+                  last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, version = version + 1
+                WHERE project_id = ? AND uid = ? AND version = ?
+                """, StatementArguments(args + key + [user.version]))
             if db.changesCount == 0 {
                 let exists = try Self.exists(
                     db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
@@ -99,13 +101,17 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.run("UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?", [at.millisecondsSince1970, projectID, uid])
+            try db.run(
+                "UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?",
+                [at.millisecondsSince1970, projectID, uid])
         }
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.run("UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND uid = ?", [at.millisecondsSince1970, projectID, uid])
+            try db.run(
+                "UPDATE users SET last_refresh_at = ? WHERE project_id = ? AND uid = ?",
+                [at.millisecondsSince1970, projectID, uid])
         }
     }
 
@@ -124,7 +130,8 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func countUsers(projectID: String) async throws -> Int {
         try await pool.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM users WHERE project_id = ?"), arguments: [projectID]) ?? 0
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM users WHERE project_id = ?"), arguments: [projectID]) ?? 0
         }
     }
 
@@ -132,25 +139,31 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
         try await pool.write { db in
-            try db.run("""
-                    INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, [
-                    family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970, family.signInProvider,
+            try db.run(
+                """
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
+                    family.signInProvider,
                     family.createdAt.millisecondsSince1970,
                 ])
-            try db.run("INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)", [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
+            try db.run(
+                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
         }
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
         try await pool.write { db in
             let row = try Row.fetchOne(
-                db.cachedStatement(sql: """
-                    SELECT t.rotated_at, t.sealed_successor, f.*
-                    FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                    WHERE t.hash = ?
-                    """), arguments: [Data(r.presentedHash)])
+                db.cachedStatement(
+                    sql: """
+                        SELECT t.rotated_at, t.sealed_successor, f.*
+                        FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                        WHERE t.hash = ?
+                        """), arguments: [Data(r.presentedHash)])
             guard let row else { return .unknown }
             let family = Self.family(from: row)
             if family.revokedAt != nil { return .revoked(family) }
@@ -160,19 +173,27 @@ public final class SQLiteAuthStore: AuthStore {
                 if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row["sealed_successor"] as Data? {
                     return .alreadyRotated(family, sealedSuccessor: Array(sealed))
                 }
-                try db.run("UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?", [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+                try db.run(
+                    "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
+                    [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
                 var revoked = family
                 revoked.revokedAt = r.now
                 revoked.revokeReason = .reuseDetected
                 return .reuseDetected(revoked)
             }
-            try db.run("UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?", [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
-            try db.run("INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)", [Data(r.successorHash), family.id, nowMs])
+            try db.run(
+                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
+                [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+            try db.run(
+                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                [Data(r.successorHash), family.id, nowMs])
             return .rotated(family)
         }
     }
 
-    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws {
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+        async throws
+    {
         try await pool.write { db in
             try Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at.millisecondsSince1970)
         }
@@ -197,7 +218,9 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func retireSigningKey(kid: String, at: Date) async throws {
         try await pool.write { db in
-            try db.run("UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL", [at.millisecondsSince1970, kid])
+            try db.run(
+                "UPDATE signing_keys SET retired_at = ? WHERE kid = ? AND retired_at IS NULL",
+                [at.millisecondsSince1970, kid])
         }
     }
 
@@ -212,20 +235,24 @@ public final class SQLiteAuthStore: AuthStore {
     public func incrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
         let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
         return try await pool.write { db in
-            try Int.fetchOne(db.cachedStatement(sql: """
-                    INSERT INTO counters (key, window_start, count) VALUES (?, ?, 1)
-                    ON CONFLICT (key) DO UPDATE SET
-                      count = CASE WHEN counters.window_start = excluded.window_start THEN counters.count + 1 ELSE 1 END,
-                      window_start = excluded.window_start
-                    RETURNING count
-                    """), arguments: [key, start]) ?? 1
+            try Int.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO counters (key, window_start, count) VALUES (?, ?, 1)
+                        ON CONFLICT (key) DO UPDATE SET
+                          count = CASE WHEN counters.window_start = excluded.window_start THEN counters.count + 1 ELSE 1 END,
+                          window_start = excluded.window_start
+                        RETURNING count
+                        """), arguments: [key, start]) ?? 1
         }
     }
 
     public func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
         let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
         return try readNow { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?"), arguments: [key, start]) ?? 0
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?"),
+                arguments: [key, start]) ?? 0
         }
     }
 
@@ -253,7 +280,8 @@ extension SQLiteAuthStore {
     static func checkEmailFree(_ db: Database, _ user: UserRecord) throws {
         guard let email = user.email else { return }
         if try exists(
-            db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?", [user.projectID, email, user.uid])
+            db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",
+            [user.projectID, email, user.uid])
         {
             throw StoreError.emailExists
         }
@@ -270,10 +298,12 @@ extension SQLiteAuthStore {
 
     static func writeProviders(_ db: Database, _ user: UserRecord) throws {
         for p in user.providers {
-            try db.run("""
-                    INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                      photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [
+            try db.run(
+                """
+                INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
+                  photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
                     user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
                     p.phoneNumber,
                 ])
@@ -298,7 +328,8 @@ extension SQLiteAuthStore {
             passwordHash: row["password_hash"], passwordUpdatedAt: date(row["password_updated_at"]),
             validSince: Date(millisecondsSince1970: row["valid_since"]), disabled: row["disabled"],
             createdAt: Date(millisecondsSince1970: row["created_at"]), lastLoginAt: date(row["last_login_at"]),
-            lastRefreshAt: date(row["last_refresh_at"]), customClaims: row["custom_claims"], customAuth: row["custom_auth"],
+            lastRefreshAt: date(row["last_refresh_at"]), customClaims: row["custom_claims"],
+            customAuth: row["custom_auth"],
             version: row["version"])
         user.providers = rows.compactMap { l in
             guard let providerID = l["l_provider_id"] as String? else { return nil }
@@ -319,13 +350,16 @@ extension SQLiteAuthStore {
             revokeReason: (row["revoke_reason"] as String?).flatMap(RefreshRevocationReason.init(rawValue:)))
     }
 
-    static func revokeFamilies(_ db: Database, projectID: String, uid: String, reason: RefreshRevocationReason, at: Int64)
+    static func revokeFamilies(
+        _ db: Database, projectID: String, uid: String, reason: RefreshRevocationReason, at: Int64
+    )
         throws
     {
-        try db.run("""
-                UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
-                WHERE project_id = ? AND uid = ? AND revoked_at IS NULL
-                """, [at, reason.rawValue, projectID, uid])
+        try db.run(
+            """
+            UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
+            WHERE project_id = ? AND uid = ? AND revoked_at IS NULL
+            """, [at, reason.rawValue, projectID, uid])
     }
 
     static func fetchKeys(_ db: Database) throws -> [StoredSigningKey] {
@@ -338,10 +372,12 @@ extension SQLiteAuthStore {
     }
 
     static func insertKey(_ db: Database, _ key: StoredSigningKey) throws {
-        try db.run("""
-                INSERT INTO signing_keys (kid, algorithm, private_key, encrypted, created_at, activates_at, retired_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, [
+        try db.run(
+            """
+            INSERT INTO signing_keys (kid, algorithm, private_key, encrypted, created_at, activates_at, retired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
                 key.kid, key.algorithm, Data(key.privateKey), key.encrypted, key.createdAt.millisecondsSince1970,
                 key.activatesAt.millisecondsSince1970, key.retiredAt?.millisecondsSince1970,
             ])

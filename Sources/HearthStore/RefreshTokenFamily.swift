@@ -56,7 +56,8 @@ public struct RefreshRotation: Sendable {
     public var rotate: Bool
 
     public init(
-        presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date, graceSeconds: Int, rotate: Bool
+        presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date, graceSeconds: Int,
+        rotate: Bool
     ) {
         self.presentedHash = presentedHash
         self.successorHash = successorHash

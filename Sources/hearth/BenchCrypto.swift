@@ -11,7 +11,8 @@ struct BenchCrypto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-crypto",
         abstract: "Measure this machine's RS256 signing and scrypt hashing throughput (used by scripts/bench).",
-        discussion: "Prints one JSON object: rs256_signs_per_sec and scrypt_hashes_per_sec with the given thread count.")
+        discussion: "Prints one JSON object: rs256_signs_per_sec and scrypt_hashes_per_sec with the given thread count."
+    )
 
     @Option(help: "Threads to measure with (default: one per core).")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -33,8 +34,12 @@ struct BenchCrypto: ParsableCommand {
         ]
         let signs = measure { _ = try! JWS.signRS256(payload: payload, kid: "bench", key: key) }
         let params = ScryptParameters(logN: logN, r: 8, p: 1)
-        let hashes = measure { _ = PasswordHash.make(password: "correct horse battery", parameters: params, random: .system) }
-        print(#"{"threads":\#(threads),"rs256_signs_per_sec":\#(Int(signs)),"scrypt_hashes_per_sec":\#(String(format: "%.1f", hashes)),"scrypt_logN":\#(logN)}"#)
+        let hashes = measure {
+            _ = PasswordHash.make(password: "correct horse battery", parameters: params, random: .system)
+        }
+        print(
+            #"{"threads":\#(threads),"rs256_signs_per_sec":\#(Int(signs)),"scrypt_hashes_per_sec":\#(String(format: "%.1f", hashes)),"scrypt_logN":\#(logN)}"#
+        )
     }
 
     /// Operations per second across `threads` threads running `work` back to back for `seconds`.

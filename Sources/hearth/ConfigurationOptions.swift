@@ -7,16 +7,29 @@ struct ConfigurationOptions: ParsableArguments {
     @Option(name: .long, help: "JSON config file (projects, API keys, policies, limits). Env: HEARTH_CONFIG.")
     var config: String?
 
-    @Option(name: .long, help: "Directory for the embedded SQLite database, created if missing (default ./.hearth). Env: HEARTH_DATA_DIR.")
+    @Option(
+        name: .long,
+        help:
+            "Directory for the embedded SQLite database, created if missing (default ./.hearth). Env: HEARTH_DATA_DIR.")
     var dataDir: String?
 
-    @Option(name: .long, help: "PostgreSQL URL (postgres://user:pass@host:port/db) instead of SQLite; lets several servers share one database. Env: HEARTH_DATABASE_URL.")
+    @Option(
+        name: .long,
+        help:
+            "PostgreSQL URL (postgres://user:pass@host:port/db) instead of SQLite; lets several servers share one database. Env: HEARTH_DATABASE_URL."
+    )
     var databaseURL: String?
 
-    @Option(name: .long, help: "Default project id: requests whose API key no project claims belong to it (default demo-hearth). Env: HEARTH_PROJECT.")
+    @Option(
+        name: .long,
+        help:
+            "Default project id: requests whose API key no project claims belong to it (default demo-hearth). Env: HEARTH_PROJECT."
+    )
     var project: String?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error (default info). Env: HEARTH_LOG_LEVEL.")
+    @Option(
+        name: .long,
+        help: "Log level: trace, debug, info, notice, warning, error (default info). Env: HEARTH_LOG_LEVEL.")
     var logLevel: String?
 
     /// File, then environment, then flags.

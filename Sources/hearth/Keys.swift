@@ -18,7 +18,9 @@ struct Keys: AsyncParsableCommand {
             try await keyRing.load()
             let published = Set(keyRing.publishedKeys().map(\.kid))
             let signer = try keyRing.currentSigner().kid
-            print("kid                                       created               activates             retires               state")
+            print(
+                "kid                                       created               activates             retires               state"
+            )
             for key in keyRing.publishedKeys() {
                 let state = key.kid == signer ? "signing" : (published.contains(key.kid) ? "published" : "expired")
                 print(
@@ -53,7 +55,8 @@ struct Keys: AsyncParsableCommand {
             let store = try await Runtime.openStore(configuration, logger: logger)
             let keyRing = try Runtime.keyRing(configuration, store: store)
             let kid = try await keyRing.rotate(lead: TimeInterval(lead))
-            print("added key \(kid); it signs from \(Date().addingTimeInterval(TimeInterval(lead)).formatted(.iso8601))")
+            print(
+                "added key \(kid); it signs from \(Date().addingTimeInterval(TimeInterval(lead)).formatted(.iso8601))")
             try await store.shutdown()
         }
     }

@@ -3,9 +3,9 @@ import HearthCore
 import HearthEngine
 import HearthPostgres
 import HearthSQLite
+import HearthServer
 import HearthStore
 import HearthTokens
-import HearthServer
 import Logging
 
 /// The running parts of a Hearth server, built from its configuration.
@@ -43,9 +43,11 @@ struct Runtime {
         let keyRing = try keyRing(configuration, store: store)
         try await keyRing.load()
         let hashing = configuration.passwordHashing
-        let hasher = PasswordHasher(threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
+        let hasher = PasswordHasher(
+            threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
         let engine = AuthEngine(
-            store: store, projects: ProjectRegistry(defaultProjectID: configuration.defaultProject, projects: configuration.projects),
+            store: store,
+            projects: ProjectRegistry(defaultProjectID: configuration.defaultProject, projects: configuration.projects),
             idTokens: IDTokenService(keyRing: keyRing), hasher: hasher, logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }

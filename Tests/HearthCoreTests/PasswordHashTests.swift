@@ -27,7 +27,9 @@ import Testing
         #expect(a.encoded != b.encoded)
     }
 
-    @Test(arguments: ["", "plain", "$scrypt$ln=99,r=8,p=1$AAAA$AAAAAAAAAAAAAAAAAAAAAA", "$bcrypt$x$y$z", "$scrypt$ln=10$AA$BB"])
+    @Test(arguments: [
+        "", "plain", "$scrypt$ln=99,r=8,p=1$AAAA$AAAAAAAAAAAAAAAAAAAAAA", "$bcrypt$x$y$z", "$scrypt$ln=10$AA$BB",
+    ])
     func garbageDoesNotDecode(text: String) {
         #expect(PasswordHash(encoded: text) == nil)
     }
@@ -40,7 +42,8 @@ import Testing
 
     /// RFC 7914 §12 test vector 2 (N=1024, r=8, p=16), checking the KDF wiring and parameter order.
     @Test func scryptMatchesTheRFCVector() throws {
-        let text = "$scrypt$ln=10,r=8,p=16$TmFDbA$/bq+HJ00cgB4VucZDQHp/nxq18vII3gw53N2Y0s3MWIurzDZLiKjiG/xCSedmDDaxyevuUqD7m2DYMvfoswGQA"
+        let text =
+            "$scrypt$ln=10,r=8,p=16$TmFDbA$/bq+HJ00cgB4VucZDQHp/nxq18vII3gw53N2Y0s3MWIurzDZLiKjiG/xCSedmDDaxyevuUqD7m2DYMvfoswGQA"
         let hash = try #require(PasswordHash(encoded: text))
         #expect(hash.verify("password"))
     }
@@ -52,7 +55,9 @@ import Testing
         #expect(throws: Never.self) { try EmailAddress.normalize(email) }
     }
 
-    @Test(arguments: ["", "plain", "@b.co", "a@", "a@@b.co", "a b@c.co", "a@b..co", ".a@b.co", "a@-b.co", "a\n@b.co", "a@b.co\u{7F}"])
+    @Test(arguments: [
+        "", "plain", "@b.co", "a@", "a@@b.co", "a b@c.co", "a@b..co", ".a@b.co", "a@-b.co", "a\n@b.co", "a@b.co\u{7F}",
+    ])
     func invalidEmails(email: String) {
         #expect(throws: AuthError(.invalidEmail)) { try EmailAddress.normalize(email) }
     }
@@ -63,7 +68,9 @@ import Testing
 
     @Test func defaultPolicyIsFirebases() throws {
         let policy = PasswordPolicy()
-        #expect(throws: AuthError(.weakPassword, "Password should be at least 6 characters")) { try policy.check("12345") }
+        #expect(throws: AuthError(.weakPassword, "Password should be at least 6 characters")) {
+            try policy.check("12345")
+        }
         #expect(throws: Never.self) { try policy.check("123456") }
     }
 }
@@ -87,7 +94,8 @@ import Testing
     @Test func base64URLMatchesFoundationsBase64() {
         let bytes = Array((0..<300).map { UInt8($0 % 256) })
         let standard = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
         #expect(Base64URL.encode(bytes) == standard)
     }
 

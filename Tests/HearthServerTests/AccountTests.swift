@@ -45,7 +45,10 @@ struct AccountTests {
             let token = up.string("idToken")!
             let r = try await c.post(
                 "/v1/accounts:update",
-                ["idToken": .string(token), "displayName": "Pat", "photoUrl": "https://example.com/p.png", "returnSecureToken": true])
+                [
+                    "idToken": .string(token), "displayName": "Pat", "photoUrl": "https://example.com/p.png",
+                    "returnSecureToken": true,
+                ])
             #expect(r.status == 200)
             #expect(r.string("kind") == "identitytoolkit#SetAccountInfoResponse")
             #expect(r.string("displayName") == "Pat")
@@ -68,7 +71,8 @@ struct AccountTests {
             let up = try await c.signUp(email: "q@example.com", password: "first-pass")
             h.clock.advance(2)
             let r = try await c.post(
-                "/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "password": "second-pass", "returnSecureToken": true])
+                "/v1/accounts:update",
+                ["idToken": .string(up.string("idToken")!), "password": "second-pass", "returnSecureToken": true])
             #expect(r.status == 200)
             let newToken = try #require(r.string("idToken"))
             #expect(r.string("refreshToken") != nil)
@@ -88,12 +92,14 @@ struct AccountTests {
             let up = try await c.signUp(email: "r@example.com", password: "first-pass")
             h.clock.advance(6 * 60)
             let token = up.string("idToken")!
-            let change = try await c.post("/v1/accounts:update", ["idToken": .string(token), "password": "another-pass"])
+            let change = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(token), "password": "another-pass"])
             #expect(change.errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             let delete = try await c.post("/v1/accounts:delete", ["idToken": .string(token)])
             #expect(delete.errorCode == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             // A profile change is not sensitive.
-            #expect(try await c.post("/v1/accounts:update", ["idToken": .string(token), "displayName": "R"]).status == 200)
+            #expect(
+                try await c.post("/v1/accounts:update", ["idToken": .string(token), "displayName": "R"]).status == 200)
             #expect(try await h.store.countUsers(projectID: h.projectID) == 1)
         }
     }
@@ -102,17 +108,20 @@ struct AccountTests {
         let protected = try await Harness()
         try await protected.run { (c: Client) async throws in
             let up = try await c.signUp(email: "s@example.com", password: "pass-word")
-            let r = try await c.post("/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "email": "t@example.com"])
+            let r = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "email": "t@example.com"])
             #expect(r.errorCode == "OPERATION_NOT_ALLOWED")
         }
         let open = try await Harness { $0.emailEnumerationProtection = false }
         try await open.run { (c: Client) async throws in
             let up = try await c.signUp(email: "s@example.com", password: "pass-word")
             _ = try await c.signUp(email: "taken@example.com", password: "pass-word")
-            let taken = try await c.post("/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "email": "TAKEN@example.com"])
+            let taken = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "email": "TAKEN@example.com"])
             #expect(taken.errorCode == "EMAIL_EXISTS")
             let r = try await c.post(
-                "/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "email": "T@example.com", "returnSecureToken": true])
+                "/v1/accounts:update",
+                ["idToken": .string(up.string("idToken")!), "email": "T@example.com", "returnSecureToken": true])
             #expect(r.status == 200)
             #expect(r.string("email") == "t@example.com")
             #expect(r["emailVerified"] == .bool(false))
@@ -125,7 +134,8 @@ struct AccountTests {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             let up = try await c.signUp(email: "u@example.com", password: "pass-word")
-            let r = try await c.post("/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "deleteProvider": ["password"]])
+            let r = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(up.string("idToken")!), "deleteProvider": ["password"]])
             #expect(r.status == 200)
             #expect(r["email"] == nil)
             #expect(try await c.signIn("u@example.com", "pass-word").errorCode == "INVALID_LOGIN_CREDENTIALS")
@@ -150,7 +160,8 @@ struct AccountTests {
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "w@example.com", password: "pass-word")
             for email in ["w@example.com", "nobody@example.com"] {
-                let r = try await c.post("/v1/accounts:createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost"])
+                let r = try await c.post(
+                    "/v1/accounts:createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost"])
                 #expect(r.status == 200)
                 #expect(Set(r.json.objectValue!.keys) == ["kind", "sessionId"])
             }
@@ -161,14 +172,22 @@ struct AccountTests {
         let h = try await Harness { $0.emailEnumerationProtection = false }
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "w@example.com", password: "pass-word")
-            let known = try await c.post("/v1/accounts:createAuthUri", ["identifier": "W@example.com", "continueUri": "http://localhost"])
+            let known = try await c.post(
+                "/v1/accounts:createAuthUri", ["identifier": "W@example.com", "continueUri": "http://localhost"])
             #expect(known["registered"] == .bool(true))
             #expect(known["signinMethods"] == ["password"])
-            let unknown = try await c.post("/v1/accounts:createAuthUri", ["identifier": "x@example.com", "continueUri": "http://localhost"])
+            let unknown = try await c.post(
+                "/v1/accounts:createAuthUri", ["identifier": "x@example.com", "continueUri": "http://localhost"])
             #expect(unknown["registered"] == .bool(false))
-            #expect(try await c.post("/v1/accounts:createAuthUri", ["continueUri": "http://localhost"]).errorCode == "MISSING_IDENTIFIER")
-            #expect(try await c.post("/v1/accounts:createAuthUri", ["identifier": "x@example.com"]).errorCode == "MISSING_CONTINUE_URI")
-            #expect(try await c.post("/v1/accounts:createAuthUri", ["identifier": "x", "continueUri": "http://l"]).errorCode == "INVALID_IDENTIFIER")
+            #expect(
+                try await c.post("/v1/accounts:createAuthUri", ["continueUri": "http://localhost"]).errorCode
+                    == "MISSING_IDENTIFIER")
+            #expect(
+                try await c.post("/v1/accounts:createAuthUri", ["identifier": "x@example.com"]).errorCode
+                    == "MISSING_CONTINUE_URI")
+            #expect(
+                try await c.post("/v1/accounts:createAuthUri", ["identifier": "x", "continueUri": "http://l"]).errorCode
+                    == "INVALID_IDENTIFIER")
         }
     }
 }

@@ -37,7 +37,9 @@ import Testing
 
     @Test func environmentOverridesTheFile() throws {
         var c = try decode(#"{"port":1234,"defaultProject":"from-file"}"#)
-        try c.applyEnvironment(["HEARTH_PORT": "5678", "HEARTH_PROJECT": "from-env", "HEARTH_DATABASE_URL": "postgres://x/y"])
+        try c.applyEnvironment([
+            "HEARTH_PORT": "5678", "HEARTH_PROJECT": "from-env", "HEARTH_DATABASE_URL": "postgres://x/y",
+        ])
         #expect(c.port == 5678 && c.defaultProject == "from-env" && c.databaseURL == "postgres://x/y")
         #expect(throws: ConfigurationError.self) { try c.applyEnvironment(["HEARTH_PORT": "ninety"]) }
     }

@@ -12,9 +12,11 @@ struct IDTokenVerificationTests {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             let up = try await c.signUp(email: "jk@example.com", password: "pass-word")
-            let jwks = try await c.send("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com", method: .get, key: nil)
+            let jwks = try await c.send(
+                "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com", method: .get, key: nil)
             let keys = try await JWTKeyCollection().add(jwksJSON: jwks.json.jsonText)
-            let token = try await keys.verify(up.string("idToken")!, as: FirebaseAuthIdentityToken.self, expectedAudience: h.projectID)
+            let token = try await keys.verify(
+                up.string("idToken")!, as: FirebaseAuthIdentityToken.self, expectedAudience: h.projectID)
             #expect(token.userID == up.string("localId"))
             #expect(token.email == "jk@example.com")
             #expect(token.audience.value == [h.projectID])
@@ -44,7 +46,9 @@ struct IDTokenVerificationTests {
             let algNone = b64(["alg": "none", "kid": .string(signer.kid)]) + "." + parts[1] + "."
             let hsInput = b64(["alg": "HS256", "kid": .string(signer.kid)]) + "." + parts[1]
             let hsKey = SymmetricKey(data: Data(signer.publicKey.pemRepresentation.utf8))
-            let hs256 = hsInput + "." + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(hsInput.utf8), using: hsKey)))
+            let hs256 =
+                hsInput + "."
+                + Base64URL.encode(Data(HMAC<SHA256>.authenticationCode(for: Data(hsInput.utf8), using: hsKey)))
             let stranger = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let unknownKid = try JWS.signRS256(payload: .object(payload), kid: "not-a-known-kid", key: stranger)
             let wrongKeyKnownKid = try JWS.signRS256(payload: .object(payload), kid: signer.kid, key: stranger)

@@ -93,7 +93,10 @@ struct RefreshTests {
         (#"{"grantType":"password","refreshToken":"x"}"#, "INVALID_GRANT_TYPE"),
         (#"{"grantType":"refresh_token"}"#, "MISSING_REFRESH_TOKEN"),
         (#"{"grantType":"refresh_token","refreshToken":"garbage"}"#, "INVALID_REFRESH_TOKEN"),
-        (#"{"grantType":"refresh_token","refreshToken":"hrt1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#, "INVALID_REFRESH_TOKEN"),
+        (
+            #"{"grantType":"refresh_token","refreshToken":"hrt1_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#,
+            "INVALID_REFRESH_TOKEN"
+        ),
     ])
     func badRefreshRequests(body: String, code: String) async throws {
         let h = try await Harness()

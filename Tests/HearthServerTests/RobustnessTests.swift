@@ -20,7 +20,8 @@ struct RobustnessTests {
 
     static let values: [JSONValue] = [
         .null, true, 0, .number(-1e308), .number(1.5), "", " ", "a@b.co", String(repeating: "x", count: 70_000).asJSON,
-        "eyJhbGciOiJub25lIn0.e30.", ("hrt1_" + String(repeating: "A", count: 43)).asJSON, "\u{0}\u{FFFF}😀", "DISPLAY_NAME",
+        "eyJhbGciOiJub25lIn0.e30.", ("hrt1_" + String(repeating: "A", count: 43)).asJSON, "\u{0}\u{FFFF}😀",
+        "DISPLAY_NAME",
         [], ["x", 1], [:], ["nested": ["deeper": [1, 2, 3]]],
     ]
 
@@ -34,7 +35,10 @@ struct RobustnessTests {
                     for value in Self.values {
                         let r = try await c.post(path, [field: value])
                         seen.insert(r.status)
-                        #expect(r.status < 500, "\(path) \(field)=\(value.jsonText.prefix(40)) → \(r.status) \(r.json.jsonText.prefix(200))")
+                        #expect(
+                            r.status < 500,
+                            "\(path) \(field)=\(value.jsonText.prefix(40)) → \(r.status) \(r.json.jsonText.prefix(200))"
+                        )
                     }
                 }
             }
@@ -44,7 +48,8 @@ struct RobustnessTests {
     }
 
     @Test(arguments: [
-        String(repeating: "[", count: 10_000), "{\"a\":" + String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 501),
+        String(repeating: "[", count: 10_000),
+        "{\"a\":" + String(repeating: "{\"a\":", count: 500) + "1" + String(repeating: "}", count: 501),
         "\u{FEFF}{}", "{\"email\":\"\\ud800\"}", "null", "{}garbage", String(repeating: "9", count: 5000),
     ])
     func hostileBodiesAreRefusedCleanly(body: String) async throws {

@@ -3,7 +3,7 @@ import HearthCore
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The real `hearth` binary, started as a user would start it.
@@ -96,8 +96,11 @@ struct ServerProcessTests {
                 for _ in 0..<16 {
                     group.addTask {
                         while !Task.isCancelled {
-                            guard let (status, body) = try? await postJSON(port: port, path: "/v1/accounts:signUp", body: ["returnSecureToken": true]),
-                                status == 200, let uid = body["localId"]?.stringValue, let token = body["idToken"]?.stringValue
+                            guard
+                                let (status, body) = try? await postJSON(
+                                    port: port, path: "/v1/accounts:signUp", body: ["returnSecureToken": true]),
+                                status == 200, let uid = body["localId"]?.stringValue,
+                                let token = body["idToken"]?.stringValue
                             else { return }
                             acknowledged.add(uid: uid, token: token)
                         }
@@ -117,8 +120,10 @@ struct ServerProcessTests {
         defer { restarted.signal(SIGKILL) }
         var missing = 0
         for (uid, token) in acked {
-            let (status, body) = try await postJSON(port: port2, path: "/v1/accounts:lookup", body: ["idToken": .string(token)])
-            guard status == 200, case .array(let users)? = body["users"], users.first?["localId"]?.stringValue == uid else {
+            let (status, body) = try await postJSON(
+                port: port2, path: "/v1/accounts:lookup", body: ["idToken": .string(token)])
+            guard status == 200, case .array(let users)? = body["users"], users.first?["localId"]?.stringValue == uid
+            else {
                 missing += 1
                 continue
             }
@@ -147,14 +152,17 @@ struct ServerProcessTests {
         let rotated = try hearth(["keys", "rotate", "--lead", "0"])
         #expect(rotated.contains("added key"))
         let after = try hearth(["keys", "list"])
-        #expect(after.components(separatedBy: "\n").filter { $0.contains("published") || $0.contains("signing") }.count == 2)
+        #expect(
+            after.components(separatedBy: "\n").filter { $0.contains("published") || $0.contains("signing") }.count == 2
+        )
 
         // A server started on the same data publishes both keys.
         let server = try ServerProcess(arguments: arguments(dir))
         let port = try server.waitUntilListening()
         defer { server.signal(SIGKILL) }
         let (data, _) = try await URLSession.shared.data(
-            from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!)
+            from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!
+        )
         #expect(try JSONValue.parse(Array(data)).objectValue?.count == 2)
     }
 

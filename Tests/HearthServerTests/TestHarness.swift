@@ -103,7 +103,9 @@ struct Client: Sendable {
     }
 
     func signIn(_ email: String, _ password: String) async throws -> Reply {
-        try await post("/v1/accounts:signInWithPassword", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
+        try await post(
+            "/v1/accounts:signInWithPassword",
+            ["email": .string(email), "password": .string(password), "returnSecureToken": true])
     }
 
     func lookup(_ idToken: String) async throws -> Reply {

@@ -1,6 +1,6 @@
 import Foundation
-import HearthCore
 import HTTPTypes
+import HearthCore
 import NIOCore
 import Testing
 
@@ -10,15 +10,19 @@ struct WireTests {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             let v3 = try await c.post(
-                "/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser", ["email": "a@x.io", "password": "pass-word"])
+                "/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser",
+                ["email": "a@x.io", "password": "pass-word"])
             #expect(v3.string("kind") == "identitytoolkit#SignupNewUserResponse")
             let prefixed = try await c.post(
-                "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword", ["email": "a@x.io", "password": "pass-word"])
+                "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                ["email": "a@x.io", "password": "pass-word"])
             #expect(prefixed.status == 200)
             let info = try await c.post(
-                "/www.googleapis.com/identitytoolkit/v3/relyingparty/getAccountInfo", ["idToken": .string(prefixed.string("idToken")!)])
+                "/www.googleapis.com/identitytoolkit/v3/relyingparty/getAccountInfo",
+                ["idToken": .string(prefixed.string("idToken")!)])
             #expect(info.status == 200)
-            let config = try await c.send("/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig", method: .get)
+            let config = try await c.send(
+                "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig", method: .get)
             #expect(config["authorizedDomains"] == ["localhost"])
             #expect(try await c.send("/v1/projects", method: .get).status == 200)
         }
@@ -27,7 +31,8 @@ struct WireTests {
     @Test func apiKeyFromHeaderOrQuery() async throws {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
-            let viaHeader = try await c.post("/v1/accounts:signUp", [:], key: nil, headers: [HTTPField.Name("x-goog-api-key")!: Harness.apiKey])
+            let viaHeader = try await c.post(
+                "/v1/accounts:signUp", [:], key: nil, headers: [HTTPField.Name("x-goog-api-key")!: Harness.apiKey])
             #expect(viaHeader.status == 200)
             let missing = try await c.post("/v1/accounts:signUp", [:], key: nil)
             #expect(missing.status == 403)
@@ -117,14 +122,22 @@ struct WireTests {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
             let token = try await c.signUp().string("idToken")!
-            let kid = try #require(JSONValue(parsing: String(decoding: Base64URL.decode(token.split(separator: ".")[0])!, as: UTF8.self))["kid"]?.stringValue)
-            let x509 = try await c.send("/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", method: .get, key: nil)
+            let kid = try #require(
+                JSONValue(parsing: String(decoding: Base64URL.decode(token.split(separator: ".")[0])!, as: UTF8.self))[
+                    "kid"]?.stringValue)
+            let x509 = try await c.send(
+                "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", method: .get, key: nil)
             #expect(x509.status == 200)
             #expect(x509[kid]?.stringValue?.hasPrefix("-----BEGIN CERTIFICATE-----") == true)
             #expect(x509.headers[.cacheControl]?.contains("max-age=3600") == true)
-            let jwks = try await c.send("/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com", method: .get, key: nil)
+            let jwks = try await c.send(
+                "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com", method: .get, key: nil)
             guard case .array(let keys)? = jwks["keys"] else { Issue.record("no keys"); return }
-            #expect(keys.contains { $0["kid"]?.stringValue == kid && $0["alg"]?.stringValue == "RS256" && $0["kty"]?.stringValue == "RSA" })
+            #expect(
+                keys.contains {
+                    $0["kid"]?.stringValue == kid && $0["alg"]?.stringValue == "RS256"
+                        && $0["kty"]?.stringValue == "RSA"
+                })
         }
     }
 }

@@ -44,7 +44,8 @@ struct AuthStoreConformance {
             }
 
             // Uniqueness is per project, and users without an e-mail never collide.
-            try await store.insertUser(Fixture.user(project: "p2", uid: "u2", email: "ada@example.com", phone: "+15550001"))
+            try await store.insertUser(
+                Fixture.user(project: "p2", uid: "u2", email: "ada@example.com", phone: "+15550001"))
             try await store.insertUser(Fixture.user(uid: "n1", email: nil, providers: []))
             try await store.insertUser(Fixture.user(uid: "n2", email: nil, providers: []))
             #expect(try await store.countUsers(projectID: "p1") == 3)
@@ -115,7 +116,8 @@ struct AuthStoreConformance {
 
             // Emptying every optional field persists too.
             var cleared = UserRecord(
-                projectID: "p1", uid: "u1", validSince: Fixture.t(20), createdAt: Fixture.t(21), version: changed.version)
+                projectID: "p1", uid: "u1", validSince: Fixture.t(20), createdAt: Fixture.t(21),
+                version: changed.version)
             try await store.updateUser(cleared)
             cleared.version += 1
             #expect(try await store.user(projectID: "p1", uid: "u1") == cleared)
@@ -187,14 +189,17 @@ struct AuthStoreConformance {
             #expect(try await store.user(projectID: "p1", uid: "u1") == nil)
             #expect(try await store.countUsers(projectID: "p1") == 1)
 
-            guard case .revoked(let family) = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2")) else {
+            guard case .revoked(let family) = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2"))
+            else {
                 Issue.record("the deleted user's session still works")
                 return
             }
             #expect(family.id == "f1")
             #expect(family.revokeReason == .userDeleted)
             #expect(family.revokedAt != nil)
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2")) == .rotated(Fixture.family("f2", uid: "u2")))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2"))
+                    == .rotated(Fixture.family("f2", uid: "u2")))
 
             // The provider links went too: the same identities can be linked again.
             try await store.insertUser(ada)
@@ -245,7 +250,9 @@ struct AuthStoreConformance {
             let family = Fixture.family()
             try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
             #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2")) == .rotated(family))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(1))) == .rotated(family))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(1)))
+                    == .rotated(family))
         }
     }
 
@@ -257,10 +264,13 @@ struct AuthStoreConformance {
             _ = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", grace: 30))
 
             // Exactly at the end of the grace period, and with a different successor on offer.
-            let again = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2b", at: Fixture.t(30), grace: 30))
+            let again = try await store.rotateRefreshToken(
+                Fixture.rotation("t1", to: "t2b", at: Fixture.t(30), grace: 30))
             #expect(again == .alreadyRotated(family, sealedSuccessor: Fixture.sealed("t2")))
             #expect(try await store.rotateRefreshToken(Fixture.rotation("t2b", to: "x", rotate: false)) == .unknown)
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(31))) == .rotated(family))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(31)))
+                    == .rotated(family))
         }
     }
 
@@ -277,7 +287,9 @@ struct AuthStoreConformance {
             #expect(
                 try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2b", at: Fixture.t(31), grace: 30))
                     == .reuseDetected(revoked))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32))) == .revoked(revoked))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32)))
+                    == .revoked(revoked))
             #expect(
                 try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32), rotate: false))
                     == .revoked(revoked))
@@ -289,13 +301,16 @@ struct AuthStoreConformance {
         try await withFreshStore(backend) { store, _ in
             let family = Fixture.family()
             try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", rotate: false)) == .kept(family))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", rotate: false)) == .kept(family))
             #expect(
                 try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3600), rotate: false))
                     == .kept(family))
             #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", rotate: false)) == .unknown)
             // Still the current token, so a later rotating use is a first use.
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3601))) == .rotated(family))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3601)))
+                    == .rotated(family))
         }
     }
 
@@ -324,10 +339,12 @@ struct AuthStoreConformance {
                 var revoked = Fixture.family(id, uid: "u1")
                 revoked.revokedAt = Fixture.t(5)
                 revoked.revokeReason = .revoked
-                #expect(try await store.rotateRefreshToken(Fixture.rotation(token, to: token + "2")) == .revoked(revoked))
+                #expect(
+                    try await store.rotateRefreshToken(Fixture.rotation(token, to: token + "2")) == .revoked(revoked))
             }
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("c", to: "c2")) == .rotated(Fixture.family("f3", uid: "u2")))
+                try await store.rotateRefreshToken(Fixture.rotation("c", to: "c2"))
+                    == .rotated(Fixture.family("f3", uid: "u2")))
         }
     }
 
@@ -482,7 +499,9 @@ enum Fixture {
 
     static func user(
         project: String = "p1", uid: String = "u1", email: String? = "ada@example.com", phone: String? = nil,
-        providers: [ProviderUserInfo] = [ProviderUserInfo(providerID: "google.com", rawID: "google-1", email: "ada@gmail.com")]
+        providers: [ProviderUserInfo] = [
+            ProviderUserInfo(providerID: "google.com", rawID: "google-1", email: "ada@gmail.com")
+        ]
     ) -> UserRecord {
         UserRecord(
             projectID: project, uid: uid, email: email, displayName: "Ada", photoURL: "https://example.com/ada.png",
@@ -491,7 +510,8 @@ enum Fixture {
     }
 
     static func family(_ id: String = "f1", uid: String = "u1") -> RefreshTokenFamily {
-        RefreshTokenFamily(id: id, projectID: "p1", uid: uid, authTime: t(-60), signInProvider: "password", createdAt: t0)
+        RefreshTokenFamily(
+            id: id, projectID: "p1", uid: uid, authTime: t(-60), signInProvider: "password", createdAt: t0)
     }
 
     /// Stands in for SHA-256: the stores only compare hashes.
@@ -499,11 +519,14 @@ enum Fixture {
 
     static func sealed(_ token: String) -> [UInt8] { Array("sealed:\(token)".utf8) }
 
-    static func rotation(_ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true)
+    static func rotation(
+        _ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true
+    )
         -> RefreshRotation
     {
         RefreshRotation(
-            presentedHash: hash(presented), successorHash: hash(successor), sealedSuccessor: sealed(successor), now: now,
+            presentedHash: hash(presented), successorHash: hash(successor), sealedSuccessor: sealed(successor),
+            now: now,
             graceSeconds: grace, rotate: rotate)
     }
 

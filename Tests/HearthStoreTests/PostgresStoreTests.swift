@@ -1,7 +1,8 @@
-@testable import HearthPostgres
 import HearthStore
 import PostgresNIO
 import Testing
+
+@testable import HearthPostgres
 
 /// What only the PostgreSQL store has: URL parsing and migrations shared by several servers.
 @Suite("PostgreSQL store")

@@ -95,7 +95,9 @@ struct TestDatabase {
         case .postgres:
             let name = URLComponents(string: location)!.path.dropFirst()
             // FORCE: the server may not yet have noticed that the stores' connections closed.
-            try await Self.withAdminClient { try await $0.query("DROP DATABASE IF EXISTS \(unescaped: String(name)) WITH (FORCE)") }
+            try await Self.withAdminClient {
+                try await $0.query("DROP DATABASE IF EXISTS \(unescaped: String(name)) WITH (FORCE)")
+            }
         }
     }
 

@@ -17,7 +17,8 @@ import X509
     }
 
     func store() throws -> SQLiteAuthStore {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString).sqlite")
+            .path
         return try SQLiteAuthStore(path: path)
     }
 
@@ -46,7 +47,9 @@ import X509
         let token = try IDTokenService(keyRing: ring).mint(
             user: sampleUser(), signInProvider: "password", authTime: Date(), lifetimeSeconds: 3600, now: Date())
         let parsed = try #require(JWS.parse(token))
-        #expect(JWS.verifyRS256(parsed, key: try _RSA.Signing.PublicKey(pemRepresentation: signer.publicKey.pemRepresentation)))
+        #expect(
+            JWS.verifyRS256(
+                parsed, key: try _RSA.Signing.PublicKey(pemRepresentation: signer.publicKey.pemRepresentation)))
     }
 
     @Test func rotationPublishesFirstAndSignsAfterTheLead() async throws {
@@ -77,7 +80,8 @@ import X509
         let withoutKEK = SigningKeyRing(store: s, kek: nil, clock: .system)
         await #expect(throws: (any Error).self) { try await withoutKEK.load() }
         let wrongKEK = SigningKeyRing(
-            store: s, kek: try KeyEncryptionKey(base64: Data(repeating: 8, count: 32).base64EncodedString()), clock: .system)
+            store: s, kek: try KeyEncryptionKey(base64: Data(repeating: 8, count: 32).base64EncodedString()),
+            clock: .system)
         await #expect(throws: (any Error).self) { try await wrongKEK.load() }
         #expect(throws: (any Error).self) { try KeyEncryptionKey(base64: "c2hvcnQ=") }
     }
@@ -93,7 +97,8 @@ import X509
         user.customClaims = #"{"role":"admin","sub":"forbidden-override"}"#
         let auth = Date(timeIntervalSince1970: 1_700_000_000)
         let now = Date(timeIntervalSince1970: 1_700_000_100)
-        let token = try IDTokenService(keyRing: ring).mint(user: user, signInProvider: "password", authTime: auth, lifetimeSeconds: 3600, now: now)
+        let token = try IDTokenService(keyRing: ring).mint(
+            user: user, signInProvider: "password", authTime: auth, lifetimeSeconds: 3600, now: now)
         let claims = try #require(JWS.parse(token)).payload
         #expect(claims["role"] == "admin")
         #expect(claims["sub"] == "u1")

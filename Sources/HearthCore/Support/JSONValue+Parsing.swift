@@ -35,7 +35,9 @@ extension JSONValue {
         func error(_ reason: String) -> ParseError { ParseError(offset: index, reason: reason) }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            while index < bytes.count,
+                bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+            {
                 index += 1
             }
         }
@@ -144,7 +146,8 @@ extension JSONValue {
                     case UInt8(ascii: "u"):
                         var scalar = try hex4()
                         if (0xD800..<0xDC00).contains(scalar) {
-                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                                bytes[index + 1] == UInt8(ascii: "u")
                             else { throw error("unpaired surrogate") }
                             index += 2
                             let low = try hex4()
@@ -207,12 +210,16 @@ extension JSONValue {
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 let digits = index
                 while index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
                 guard index > digits else { throw error("invalid number") }
             }
-            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw error("invalid number") }
+            guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+                throw error("invalid number")
+            }
             return value
         }
     }

@@ -50,7 +50,11 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n):
-            if n.rounded() == n, abs(n) < 1e15 { out.append(contentsOf: String(Int64(n)).utf8) } else { out.append(contentsOf: "\(n)".utf8) }
+            if n.rounded() == n, abs(n) < 1e15 {
+                out.append(contentsOf: String(Int64(n)).utf8)
+            } else {
+                out.append(contentsOf: "\(n)".utf8)
+            }
         case .string(let s): JSONValue.writeString(s, to: &out)
         case .array(let items):
             out.append(UInt8(ascii: "["))

@@ -25,7 +25,8 @@ public struct PasswordPolicy: Sendable, Equatable, Codable {
         }
         if length > maxLength {
             throw AuthError(
-                .passwordDoesNotMeetRequirements, "Missing password requirements: [Password may contain at most \(maxLength) characters]")
+                .passwordDoesNotMeetRequirements,
+                "Missing password requirements: [Password may contain at most \(maxLength) characters]")
         }
     }
 }

@@ -22,7 +22,9 @@ public struct CreateAuthURIResult: Sendable, Equatable {
 }
 
 extension AuthEngine {
-    public func createAuthURI(_ request: CreateAuthURIRequest, origin: RequestOrigin) async throws -> CreateAuthURIResult {
+    public func createAuthURI(_ request: CreateAuthURIRequest, origin: RequestOrigin) async throws
+        -> CreateAuthURIResult
+    {
         guard let identifier = request.identifier.nonEmpty else { throw AuthError(.missingIdentifier) }
         guard let continueURI = request.continueURI.nonEmpty else { throw AuthError(.missingContinueURI) }
         guard let email = try? EmailAddress.normalize(identifier) else { throw AuthError(.invalidIdentifier) }

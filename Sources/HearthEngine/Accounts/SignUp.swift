@@ -82,7 +82,9 @@ extension AuthEngine {
             lastLoginAt: now)
         do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
         let provider = email == nil ? ProviderID.anonymous : ProviderID.password
-        logger.info("account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])
+        logger.info(
+            "account created",
+            metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])
         let tokens = try await startSession(for: user, provider: provider, origin: origin)
         return AccountResult(user: user, tokens: tokens, isNewUser: true)
     }

@@ -49,7 +49,8 @@ extension AuthEngine {
         let project = origin.project
         let newEmail = try request.email.nonEmpty.map { e throws(AuthError) in try EmailAddress.normalize(e) }
         let newPassword = request.password.nonEmpty
-        let changesCredentials = (newEmail != nil && newEmail != user.email) || newPassword != nil
+        let changesCredentials =
+            (newEmail != nil && newEmail != user.email) || newPassword != nil
             || request.deleteAttributes.contains(.password) || request.deleteAttributes.contains(.email)
 
         if changesCredentials { try requireRecentSignIn(token, origin: origin) }
@@ -59,7 +60,9 @@ extension AuthEngine {
             if project.emailEnumerationProtection {
                 throw AuthError(.operationNotAllowed, "Please verify the new email before changing email.")
             }
-            if try await store.user(projectID: project.projectID, email: newEmail) != nil { throw AuthError(.emailExists) }
+            if try await store.user(projectID: project.projectID, email: newEmail) != nil {
+                throw AuthError(.emailExists)
+            }
             user.email = newEmail
             user.emailVerified = false
         }

@@ -72,7 +72,9 @@ extension AuthEngine {
         }
         let lifetime = project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
-            user: user, signInProvider: family.signInProvider, authTime: family.authTime, lifetimeSeconds: lifetime, now: now)
-        return RefreshResult(user: user, tokens: SessionTokens(idToken: idToken, refreshToken: next, expiresIn: lifetime))
+            user: user, signInProvider: family.signInProvider, authTime: family.authTime, lifetimeSeconds: lifetime,
+            now: now)
+        return RefreshResult(
+            user: user, tokens: SessionTokens(idToken: idToken, refreshToken: next, expiresIn: lifetime))
     }
 }

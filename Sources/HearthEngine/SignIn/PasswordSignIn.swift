@@ -18,7 +18,9 @@ extension AuthEngine {
     ///
     /// An unknown e-mail costs the same hash as a wrong password, and with enumeration protection
     /// on both answer INVALID_LOGIN_CREDENTIALS. Failures count against the e-mail and the client IP.
-    public func signInWithPassword(_ request: PasswordSignInRequest, origin: RequestOrigin) async throws -> AccountResult {
+    public func signInWithPassword(_ request: PasswordSignInRequest, origin: RequestOrigin) async throws
+        -> AccountResult
+    {
         let project = origin.project
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(rawEmail)
@@ -33,10 +35,14 @@ extension AuthEngine {
         let accountKey = "pwfail:acct:\(project.projectID):\(email)"
         let ipKey = "pwfail:ip:\(origin.clientIP ?? "-")"
         let window = limits.failedPasswordWindowSeconds
-        let accountLocked = try await isOverLimit(accountKey, limit: limits.failedPasswordsPerAccount, windowSeconds: window)
+        let accountLocked = try await isOverLimit(
+            accountKey, limit: limits.failedPasswordsPerAccount, windowSeconds: window)
         let ipLocked = try await isOverLimit(ipKey, limit: limits.failedPasswordsPerIP, windowSeconds: window)
         if accountLocked || ipLocked {
-            throw AuthError(.tooManyAttemptsTryLater, "Access to this account has been temporarily disabled due to many failed login attempts. You can immediately restore it by resetting your password or you can try again later.")
+            throw AuthError(
+                .tooManyAttemptsTryLater,
+                "Access to this account has been temporarily disabled due to many failed login attempts. You can immediately restore it by resetting your password or you can try again later."
+            )
         }
 
         let user = try await store.user(projectID: project.projectID, email: email)

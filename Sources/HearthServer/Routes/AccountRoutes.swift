@@ -21,7 +21,8 @@ extension AuthRoutes {
 
     func signInWithPassword(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let result = try await engine.signInWithPassword(
-            PasswordSignInRequest(email: try wire.string("email"), password: try wire.string("password")), origin: origin)
+            PasswordSignInRequest(email: try wire.string("email"), password: try wire.string("password")),
+            origin: origin)
         let u = result.user
         return UserEncoding.withTokens(
             .compact([
@@ -52,7 +53,8 @@ extension AuthRoutes {
         }
         let result = try await engine.updateAccount(
             UpdateAccountRequest(
-                idToken: try wire.string("idToken"), email: try wire.string("email"), password: try wire.string("password"),
+                idToken: try wire.string("idToken"), email: try wire.string("email"),
+                password: try wire.string("password"),
                 displayName: try wire.string("displayName"), photoURL: try wire.string("photoUrl"),
                 deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider")),
             origin: origin)

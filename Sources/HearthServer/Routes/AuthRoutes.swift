@@ -49,9 +49,14 @@ public struct AuthRoutes: Sendable {
             }
         }
 
-        for path: RouterPath in ["/v1/projects", "/identitytoolkit.googleapis.com/v1/projects", "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig"] {
-            router.get(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig) }
-            router.post(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig) }
+        for path: RouterPath in [
+            "/v1/projects", "/identitytoolkit.googleapis.com/v1/projects",
+            "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig",
+        ] {
+            router.get(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
+            }
+            router.post(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
+            }
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
             router.post(path) { request, context in try await respond(request, context, pathProject: nil, token) }

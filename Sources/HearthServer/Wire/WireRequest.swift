@@ -1,6 +1,6 @@
 import Foundation
-import HearthCore
 import HTTPTypes
+import HearthCore
 import Hummingbird
 
 /// A decoded request body: the one way Hearth reads what a client sent.
@@ -14,7 +14,8 @@ public struct WireRequest: Sendable {
     public var headers: HTTPFields
     public var clientIP: String?
 
-    public init(fields: [String: JSONValue], apiKey: String? = nil, headers: HTTPFields = [:], clientIP: String? = nil) {
+    public init(fields: [String: JSONValue], apiKey: String? = nil, headers: HTTPFields = [:], clientIP: String? = nil)
+    {
         self.fields = fields
         self.apiKey = apiKey
         self.headers = headers
@@ -41,7 +42,8 @@ public struct WireRequest: Sendable {
             let key = camelCase(String(item.key))
             if fields[key] == nil { fields[key] = .string(String(item.value)) }
         }
-        let apiKey = request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
+        let apiKey =
+            request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
         return WireRequest(
             fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.remoteAddress?.ipAddress)
     }
@@ -51,11 +53,15 @@ public struct WireRequest: Sendable {
         do {
             value = try JSONValue.parse(bytes)
         } catch {
-            throw AuthError(.invalidJSONPayload, "Invalid JSON payload received. \(error.reason.prefix(1).uppercased() + error.reason.dropFirst()) at byte \(error.offset).")
+            throw AuthError(
+                .invalidJSONPayload,
+                "Invalid JSON payload received. \(error.reason.prefix(1).uppercased() + error.reason.dropFirst()) at byte \(error.offset)."
+            )
         }
         guard case .object(let object) = value else {
             throw AuthError(
-                .invalidJSONPayload, "Invalid JSON payload received. Unknown name \"\": Root element must be a message.")
+                .invalidJSONPayload, "Invalid JSON payload received. Unknown name \"\": Root element must be a message."
+            )
         }
         var out: [String: JSONValue] = [:]
         for (k, v) in object { out[camelCase(k)] = v }
@@ -126,6 +132,8 @@ public struct WireRequest: Sendable {
     }
 
     static func typeError(_ name: String, _ type: String, _ value: JSONValue) -> AuthError {
-        AuthError(.invalidJSONPayload, "Invalid JSON payload received. Invalid value at '\(name)' (\(type)), \(value.jsonText)")
+        AuthError(
+            .invalidJSONPayload,
+            "Invalid JSON payload received. Invalid value at '\(name)' (\(type)), \(value.jsonText)")
     }
 }

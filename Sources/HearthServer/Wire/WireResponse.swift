@@ -6,7 +6,9 @@ import Hummingbird
 public enum WireResponse {
     public static let noStore = "no-cache, no-store, max-age=0, must-revalidate"
 
-    public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, cacheControl: String = noStore) -> Response {
+    public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, cacheControl: String = noStore)
+        -> Response
+    {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=UTF-8"
         headers[.cacheControl] = cacheControl

@@ -31,7 +31,9 @@ public final class SigningKeyRing: Sendable {
     private let keys = Mutex<[Key]>([])
     private let lastReload = Mutex<Date>(.distantPast)
 
-    public init(store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400) {
+    public init(
+        store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400
+    ) {
         self.store = store
         self.kek = kek
         self.clock = clock
@@ -139,12 +141,14 @@ public final class SigningKeyRing: Sendable {
         let primitives = try publicKey.getKeyPrimitives()
         let jwk: JSONValue = [
             "kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(stored.kid),
-            "n": .string(Base64URL.encode(primitives.modulus)), "e": .string(Base64URL.encode(primitives.publicExponent)),
+            "n": .string(Base64URL.encode(primitives.modulus)),
+            "e": .string(Base64URL.encode(primitives.publicExponent)),
         ]
         return Key(
             kid: stored.kid, privateKey: privateKey, publicKey: publicKey, createdAt: stored.createdAt,
             activatesAt: stored.activatesAt, retiredAt: stored.retiredAt,
-            certificatePEM: try Self.selfSignedCertificate(for: privateKey, kid: stored.kid, createdAt: stored.createdAt),
+            certificatePEM: try Self.selfSignedCertificate(
+                for: privateKey, kid: stored.kid, createdAt: stored.createdAt),
             jwk: jwk)
     }
 
@@ -152,10 +156,12 @@ public final class SigningKeyRing: Sendable {
     static func selfSignedCertificate(for key: _RSA.Signing.PrivateKey, kid: String, createdAt: Date) throws -> String {
         let signingKey = Certificate.PrivateKey(key)
         let name = try DistinguishedName { CommonName("securetoken.system.gserviceaccount.com") }
-        let serial = Certificate.SerialNumber(bytes: Array(SHA256.hash(data: Data(kid.utf8)).prefix(16)).map { $0 & 0x7F })
+        let serial = Certificate.SerialNumber(
+            bytes: Array(SHA256.hash(data: Data(kid.utf8)).prefix(16)).map { $0 & 0x7F })
         let certificate = try Certificate(
             version: .v3, serialNumber: serial, publicKey: signingKey.publicKey,
-            notValidBefore: createdAt.addingTimeInterval(-86400), notValidAfter: createdAt.addingTimeInterval(10 * 365 * 86400),
+            notValidBefore: createdAt.addingTimeInterval(-86400),
+            notValidAfter: createdAt.addingTimeInterval(10 * 365 * 86400),
             issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption,
             extensions: Certificate.Extensions {}, issuerPrivateKey: signingKey)
         return try certificate.serializeAsPEM().pemString + "\n"
