@@ -311,31 +311,30 @@ extension SQLiteAuthStore {
     }
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
+    /// Columns are read by position: GRDB's by-name lookup lower-cases the name on every access.
     static func fetchUser(_ db: Database, where condition: String, _ args: StatementArguments) throws -> UserRecord? {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT u.*, l.provider_id AS l_provider_id, l.raw_id AS l_raw_id, l.federated_id AS l_federated_id,
-                      l.email AS l_email, l.display_name AS l_display_name, l.photo_url AS l_photo_url,
-                      l.phone_number AS l_phone_number
+                    SELECT u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
+                      u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
+                      u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
+                      l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number
                     FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
                     WHERE \(condition) ORDER BY l.provider_id
                     """), arguments: args)
         guard let row = rows.first else { return nil }
         var user = UserRecord(
-            projectID: row["project_id"], uid: row["uid"], email: row["email"], emailVerified: row["email_verified"],
-            displayName: row["display_name"], photoURL: row["photo_url"], phoneNumber: row["phone_number"],
-            passwordHash: row["password_hash"], passwordUpdatedAt: date(row["password_updated_at"]),
-            validSince: Date(millisecondsSince1970: row["valid_since"]), disabled: row["disabled"],
-            createdAt: Date(millisecondsSince1970: row["created_at"]), lastLoginAt: date(row["last_login_at"]),
-            lastRefreshAt: date(row["last_refresh_at"]), customClaims: row["custom_claims"],
-            customAuth: row["custom_auth"],
-            version: row["version"])
+            projectID: row[0], uid: row[1], email: row[2], emailVerified: row[3], displayName: row[4],
+            photoURL: row[5], phoneNumber: row[6], passwordHash: row[7], passwordUpdatedAt: date(row[8]),
+            validSince: Date(millisecondsSince1970: row[9]), disabled: row[10],
+            createdAt: Date(millisecondsSince1970: row[11]), lastLoginAt: date(row[12]), lastRefreshAt: date(row[13]),
+            customClaims: row[14], customAuth: row[15], version: row[16])
         user.providers = rows.compactMap { l in
-            guard let providerID = l["l_provider_id"] as String? else { return nil }
+            guard let providerID = l[17] as String? else { return nil }
             return ProviderUserInfo(
-                providerID: providerID, rawID: l["l_raw_id"], federatedID: l["l_federated_id"], email: l["l_email"],
-                displayName: l["l_display_name"], photoURL: l["l_photo_url"], phoneNumber: l["l_phone_number"])
+                providerID: providerID, rawID: l[18], federatedID: l[19], email: l[20], displayName: l[21],
+                photoURL: l[22], phoneNumber: l[23])
         }
         return user
     }

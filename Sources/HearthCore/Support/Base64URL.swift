@@ -1,3 +1,5 @@
+import Foundation
+
 /// base64url without padding (RFC 4648 §5), as JWTs and opaque tokens use it.
 ///
 /// Hand-rolled over bytes: ID tokens are decoded on every authenticated request.
@@ -9,8 +11,12 @@ public enum Base64URL {
         return table
     }()
 
-    public static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        let input = Array(bytes)
+    // Concrete signatures rather than generic ones: generics are not specialised across module
+    // boundaries, and the unspecialised paths showed up in request profiles.
+
+    public static func encode(_ data: Data) -> String { encode([UInt8](data)) }
+
+    public static func encode(_ input: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((input.count * 4 + 2) / 3)
         var i = 0
@@ -34,8 +40,10 @@ public enum Base64URL {
     }
 
     /// Decodes unpadded (or correctly padded) base64url; nil on any other character or length.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var chars = Array(text.utf8)
+    public static func decode(_ text: String) -> [UInt8]? { decode(Substring(text)) }
+
+    public static func decode(_ text: Substring) -> [UInt8]? {
+        var chars = [UInt8](text.utf8)
         if chars.count % 4 == 0 {
             while chars.last == UInt8(ascii: "=") { chars.removeLast() }
         }

@@ -12,8 +12,7 @@ extension JSONValue {
     }
 
     /// Parses one JSON value that must fill `bytes` (surrounding white space allowed).
-    public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
-        let array = Array(bytes)
+    public static func parse(_ array: [UInt8]) throws(ParseError) -> JSONValue {
         var parser = Parser(bytes: array)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)

@@ -32,11 +32,10 @@ public struct WireRequest: Sendable {
         }
         var fields: [String: JSONValue] = [:]
         let bytes = buffer.readableBytesView
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        if contentType.hasPrefix("application/x-www-form-urlencoded") {
+        if Self.isForm(request.headers[.contentType]) {
             fields = parseForm(String(decoding: bytes, as: UTF8.self))
         } else if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            fields = try parseJSONObject(bytes)
+            fields = try parseJSONObject([UInt8](bytes))
         }
         for item in request.uri.queryParameters where item.key != "key" {
             let key = camelCase(String(item.key))
@@ -48,7 +47,15 @@ public struct WireRequest: Sendable {
             fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.remoteAddress?.ipAddress)
     }
 
-    static func parseJSONObject(_ bytes: some Collection<UInt8>) throws -> [String: JSONValue] {
+    /// Whether the content type is form-urlencoded, compared without allocating a lower-cased copy.
+    static func isForm(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let form = "application/x-www-form-urlencoded".utf8
+        guard contentType.utf8.count >= form.count else { return false }
+        return zip(contentType.utf8, form).allSatisfy { a, b in a == b || (a >= 65 && a <= 90 && a + 32 == b) }
+    }
+
+    static func parseJSONObject(_ bytes: [UInt8]) throws -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes)
