@@ -160,7 +160,8 @@ public final class SQLiteAuthStore: AuthStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT t.rotated_at, t.sealed_successor, f.*
+                        SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
+                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor
                         FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
                         WHERE t.hash = ?
                         """), arguments: [Data(r.presentedHash)])
@@ -169,8 +170,8 @@ public final class SQLiteAuthStore: AuthStore {
             if family.revokedAt != nil { return .revoked(family) }
             if !r.rotate { return .kept(family) }
             let nowMs = r.now.millisecondsSince1970
-            if let rotatedAt = row["rotated_at"] as Int64? {
-                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row["sealed_successor"] as Data? {
+            if let rotatedAt = row[8] as Int64? {
+                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row[9] as Data? {
                     return .alreadyRotated(family, sealedSuccessor: Array(sealed))
                 }
                 try db.run(
@@ -341,12 +342,12 @@ extension SQLiteAuthStore {
 
     static func date(_ ms: Int64?) -> Date? { ms.map(Date.init(millisecondsSince1970:)) }
 
+    /// A family from the first eight columns of a row, in `refresh_families` order.
     static func family(from row: Row) -> RefreshTokenFamily {
         RefreshTokenFamily(
-            id: row["id"], projectID: row["project_id"], uid: row["uid"],
-            authTime: Date(millisecondsSince1970: row["auth_time"]), signInProvider: row["sign_in_provider"],
-            createdAt: Date(millisecondsSince1970: row["created_at"]), revokedAt: date(row["revoked_at"]),
-            revokeReason: (row["revoke_reason"] as String?).flatMap(RefreshRevocationReason.init(rawValue:)))
+            id: row[0], projectID: row[1], uid: row[2], authTime: Date(millisecondsSince1970: row[3]),
+            signInProvider: row[4], createdAt: Date(millisecondsSince1970: row[5]), revokedAt: date(row[6]),
+            revokeReason: (row[7] as String?).flatMap(RefreshRevocationReason.init(rawValue:)))
     }
 
     static func revokeFamilies(
