@@ -241,6 +241,21 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
+    public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
+        let ms = cutoff.millisecondsSince1970
+        return try await transaction { db in
+            let rotated = try await db.run("DELETE FROM refresh_tokens WHERE rotated_at < \(ms) RETURNING 1").count
+            let orphaned = try await db.run(
+                """
+                DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE revoked_at < \(ms))
+                RETURNING 1
+                """
+            ).count
+            try await db.run("DELETE FROM refresh_families WHERE revoked_at < \(ms)")
+            return rotated + orphaned
+        }
+    }
+
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [StoredSigningKey] {

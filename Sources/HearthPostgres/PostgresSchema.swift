@@ -104,6 +104,14 @@ enum PostgresSchema {
                   count BIGINT NOT NULL
                 )
                 """,
-            ])
+            ]),
+        // Indexes for purging old refresh tokens and revoked families.
+        Migration(
+            version: "v2",
+            statements: [
+                "CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL",
+                "CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id)",
+                "CREATE INDEX refresh_families_revoked ON refresh_families (revoked_at) WHERE revoked_at IS NOT NULL",
+            ]),
     ]
 }

@@ -200,6 +200,20 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
+        let ms = cutoff.millisecondsSince1970
+        return try await pool.write { db in
+            try db.run("DELETE FROM refresh_tokens WHERE rotated_at < ?", [ms])
+            var deleted = db.changesCount
+            try db.run(
+                "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE revoked_at < ?)",
+                [ms])
+            deleted += db.changesCount
+            try db.run("DELETE FROM refresh_families WHERE revoked_at < ?", [ms])
+            return deleted
+        }
+    }
+
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [StoredSigningKey] {

@@ -37,6 +37,10 @@ public protocol AuthStore: Sendable {
     func rotateRefreshToken(_ rotation: RefreshRotation) async throws -> RefreshRotationOutcome
     /// Ends every session of a user (sign-out everywhere, admin revocation).
     func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws
+    /// Forgets what is no longer needed: tokens rotated before `cutoff` (a replay of one is then merely
+    /// unknown rather than detected as reuse) and families revoked before it, with their tokens.
+    /// Returns the number of token rows deleted.
+    func purgeRefreshTokens(before cutoff: Date) async throws -> Int
 
     // MARK: Signing keys
 

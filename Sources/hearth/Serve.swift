@@ -45,11 +45,19 @@ struct Serve: AsyncParsableCommand {
             }
         }
 
-        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute.
-        let reload = Task {
+        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute;
+        // rotated refresh tokens older than the reuse-detection window are purged hourly.
+        let housekeeping = Task {
+            var minutes = 0
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))
                 try? await runtime.keyRing.load()
+                if minutes % 60 == 0 {
+                    do { try await runtime.engine.purgeOldSessions() } catch {
+                        logger.warning("purging old refresh tokens failed", metadata: ["error": "\(error)"])
+                    }
+                }
+                minutes += 1
             }
         }
         let app = HearthApplication.make(
@@ -59,7 +67,7 @@ struct Serve: AsyncParsableCommand {
             logger.info("hearth listening on http://\(host):\(port)")
         }
         try await app.runService()
-        reload.cancel()
+        housekeeping.cancel()
         await runtime.shutdown()
         logger.info("hearth stopped")
     }

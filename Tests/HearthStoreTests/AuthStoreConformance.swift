@@ -315,6 +315,27 @@ struct AuthStoreConformance {
     }
 
     @Test(arguments: Backend.available)
+    func purgeForgetsOldRotatedTokensAndRevokedFamilies(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertRefreshFamily(Fixture.family("f1"), tokenHash: Fixture.hash("a1"))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2")) == .rotated(Fixture.family("f1")))
+            try await store.insertRefreshFamily(Fixture.family("f2", uid: "u2"), tokenHash: Fixture.hash("b1"))
+            try await store.revokeRefreshFamilies(projectID: "p1", uid: "u2", reason: .revoked, at: Fixture.t(10))
+
+            // Nothing is old enough yet.
+            #expect(try await store.purgeRefreshTokens(before: Fixture.t(-1)) == 0)
+            #expect(try await store.purgeRefreshTokens(before: Fixture.t(100)) == 2)
+            // The rotated token is forgotten; the current one still works; the revoked family is gone.
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("a1", to: "x", at: Fixture.t(200))) == .unknown)
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("a2", to: "a3", at: Fixture.t(200)))
+                    == .rotated(Fixture.family("f1")))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("b1", to: "y", at: Fixture.t(200))) == .unknown)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func unknownTokenIsUnknown(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
             try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))

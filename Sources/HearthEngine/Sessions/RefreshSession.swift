@@ -78,3 +78,15 @@ extension AuthEngine {
             user: user, tokens: SessionTokens(idToken: idToken, refreshToken: next, expiresIn: lifetime))
     }
 }
+
+extension AuthEngine {
+    /// Deletes refresh-token rows rotated, and families revoked, more than `retention` ago. Within the
+    /// retention a replayed old token is recognised as reuse and revokes its session; after it, the
+    /// token is merely unknown (INVALID_REFRESH_TOKEN).
+    @discardableResult
+    public func purgeOldSessions(retention: TimeInterval = 7 * 86400) async throws -> Int {
+        let deleted = try await store.purgeRefreshTokens(before: clock.now().addingTimeInterval(-retention))
+        if deleted > 0 { logger.info("purged old refresh tokens", metadata: ["rows": "\(deleted)"]) }
+        return deleted
+    }
+}
