@@ -9,6 +9,15 @@ import PostgresNIO
 /// Every read-then-write runs in one transaction at PostgreSQL's default READ COMMITTED level, with the
 /// row it depends on locked (`FOR UPDATE`, a conditional `UPDATE`, `ON CONFLICT`) or an advisory lock held,
 /// so concurrent servers serialise on the database rather than on anything in this process.
+/// The database did not answer in time.
+public struct PostgresUnreachable: Error, CustomStringConvertible {
+    public let database: String
+    public let timeout: Duration
+    public var description: String {
+        "PostgreSQL at \(database) did not answer within \(timeout.components.seconds) s: is it running and reachable?"
+    }
+}
+
 public final class PostgresAuthStore: AuthStore {
     public let description: String
     let client: PostgresClient
@@ -27,11 +36,22 @@ public final class PostgresAuthStore: AuthStore {
         runTask = Task { await client.run() }
     }
 
-    /// Opens the database at `url` and brings its schema up to date.
-    public static func connect(url: String, logger: Logger) async throws -> PostgresAuthStore {
+    /// Opens the database at `url` and brings its schema up to date, failing after `timeout` with a
+    /// message that names the database rather than waiting out the connection pool's own back-off.
+    public static func connect(url: String, logger: Logger, timeout: Duration = .seconds(15)) async throws
+        -> PostgresAuthStore
+    {
         let store = try PostgresAuthStore(url: url, logger: logger)
         do {
-            try await store.migrate()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.migrate() }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw PostgresUnreachable(database: store.description, timeout: timeout)
+                }
+                try await group.next()
+                group.cancelAll()
+            }
         } catch {
             try? await store.shutdown()
             throw error

@@ -9,6 +9,8 @@ public enum HearthApplication {
     /// The router with every route and middleware; tests drive it without a socket.
     public static func router(engine: AuthEngine, publicKeyCacheSeconds: Int = 3600) -> Router<HearthRequestContext> {
         let router = Router(context: HearthRequestContext.self)
+        // Every request at debug level (HEARTH_LOG_LEVEL=debug); account events are logged at info by the engine.
+        router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: FirebaseCORSMiddleware())
         AuthRoutes(engine: engine).register(on: router)
