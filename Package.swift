@@ -64,6 +64,7 @@ let package = Package(
                 "HearthCore", "HearthStore", "HearthTokens",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Hummingbird routes: decode, call the engine, encode.

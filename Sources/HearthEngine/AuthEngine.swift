@@ -31,11 +31,14 @@ public final class AuthEngine: Sendable {
     public let hasher: PasswordHasher
     public let clock: AuthClock
     public let random: SecureRandom
+    /// Where verification codes go; the development outbox unless a provider is configured.
+    public let smsSender: SMSSender
     let logger: Logger
 
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
-        clock: AuthClock = .system, random: SecureRandom = .system, logger: Logger = Logger(label: "hearth.engine")
+        clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
+        logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
         self.projects = projects
@@ -43,6 +46,7 @@ public final class AuthEngine: Sendable {
         self.hasher = hasher
         self.clock = clock
         self.random = random
+        self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
         self.logger = logger
     }
 
@@ -91,6 +95,7 @@ public final class AuthEngine: Sendable {
     func mapStoreError(_ error: Error) -> Error {
         switch error as? StoreError {
         case .emailExists?: AuthError(.emailExists)
+        case .phoneNumberExists?: AuthError(.phoneNumberExists)
         case .uidExists?: AuthError(.duplicateLocalID)
         case .userNotFound?: AuthError(.userNotFound)
         case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")

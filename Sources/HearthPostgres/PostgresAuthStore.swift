@@ -95,7 +95,7 @@ public final class PostgresAuthStore: AuthStore {
             {
                 throw StoreError.uidExists
             }
-            try await Self.checkEmailFree(db, user)
+            try await Self.checkUniqueFields(db, user)
             // A concurrent insert that passed the same checks makes this fail with a unique violation,
             // which `transaction` turns into the same StoreError.
             try await db.run(
@@ -133,7 +133,7 @@ public final class PostgresAuthStore: AuthStore {
 
     public func updateUser(_ user: UserRecord) async throws {
         try await transaction { db in
-            try await Self.checkEmailFree(db, user)
+            try await Self.checkUniqueFields(db, user)
             // A concurrent update of the same row waits for the first to commit, then sees the bumped version.
             let updated = try await db.run(
                 """
@@ -276,6 +276,110 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
+    // MARK: Phone verification
+
+    public func insertPhoneVerification(_ v: PhoneVerification) async throws {
+        try await query(
+            """
+            INSERT INTO phone_verifications (session_hash, project_id, phone_number, code_hash, created_at, expires_at)
+            VALUES (\(Data(v.sessionHash)), \(v.projectID), \(v.phoneNumber), \(Data(v.codeHash)),
+              \(v.createdAt.millisecondsSince1970), \(v.expiresAt.millisecondsSince1970))
+            """)
+    }
+
+    public func attemptPhoneCode(sessionHash: [UInt8], codeHash: [UInt8], maxAttempts: Int, now: Date) async throws
+        -> PhoneCodeOutcome
+    {
+        let key = Data(sessionHash)
+        return try await transaction { db in
+            // Locking the session row makes concurrent attempts queue here; each later one re-reads the row
+            // after the earlier commit, so it sees the counted attempt or finds the session gone.
+            let rows = try await db.run(
+                """
+                SELECT phone_number, code_hash, attempts, expires_at FROM phone_verifications
+                WHERE session_hash = \(key)
+                FOR UPDATE
+                """)
+            guard let row = rows.first else { return .unknown }
+            let (phone, expected, attempts, expiresAt) = try row.decode((String, Data, Int, Int64).self)
+            if now.millisecondsSince1970 >= expiresAt {
+                try await db.run("DELETE FROM phone_verifications WHERE session_hash = \(key)")
+                return .expired
+            }
+            if ConstantTime.equals(Array(expected), codeHash) {
+                try await db.run("DELETE FROM phone_verifications WHERE session_hash = \(key)")
+                return .verified(phoneNumber: phone)
+            }
+            let remaining = maxAttempts - attempts - 1
+            if remaining <= 0 {
+                try await db.run("DELETE FROM phone_verifications WHERE session_hash = \(key)")
+            } else {
+                try await db.run("UPDATE phone_verifications SET attempts = attempts + 1 WHERE session_hash = \(key)")
+            }
+            return .wrongCode(remaining: max(remaining, 0))
+        }
+    }
+
+    public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
+        try await query("DELETE FROM phone_verifications WHERE session_hash = \(Data(sessionHash))")
+    }
+
+    public func insertPhoneProof(_ proof: PhoneProof) async throws {
+        try await query(
+            """
+            INSERT INTO phone_proofs (proof_hash, project_id, phone_number, expires_at)
+            VALUES (\(Data(proof.proofHash)), \(proof.projectID), \(proof.phoneNumber),
+              \(proof.expiresAt.millisecondsSince1970))
+            """)
+    }
+
+    public func consumePhoneProof(proofHash: [UInt8], projectID: String, now: Date) async throws -> String? {
+        // One statement: of concurrent consumers only the one whose DELETE removed the row gets the number.
+        // A proof of another project is left alone, as in SQLite.
+        let rows = try await query(
+            """
+            DELETE FROM phone_proofs WHERE proof_hash = \(Data(proofHash)) AND project_id = \(projectID)
+            RETURNING phone_number, expires_at
+            """)
+        guard let (phone, expiresAt) = try rows.first?.decode((String, Int64).self) else { return nil }
+        return now.millisecondsSince1970 < expiresAt ? phone : nil
+    }
+
+    public func user(projectID: String, phoneNumber: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.phone_number = \(phoneNumber)
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    // MARK: Development SMS outbox
+
+    public func appendOutbox(_ m: OutboxMessage) async throws {
+        try await query(
+            """
+            INSERT INTO sms_outbox (project_id, phone_number, code, session_info, text, sent_at)
+            VALUES (\(m.projectID), \(m.phoneNumber), \(m.code), \(m.sessionInfo), \(m.text),
+              \(m.sentAt.millisecondsSince1970))
+            """)
+    }
+
+    public func outbox(projectID: String) async throws -> [OutboxMessage] {
+        try await query(
+            """
+            SELECT project_id, phone_number, code, session_info, text, sent_at FROM sms_outbox
+            WHERE project_id = \(projectID) ORDER BY id
+            """
+        ).map { row in
+            let (project, phone, code, session, text, sentAt) = try row.decode(
+                (String, String, String, String, String, Int64).self)
+            return OutboxMessage(
+                projectID: project, phoneNumber: phone, code: code, sessionInfo: session, text: text,
+                sentAt: Date(millisecondsSince1970: sentAt))
+        }
+    }
+
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [StoredSigningKey] {
@@ -373,6 +477,7 @@ extension PostgresAuthStore {
         switch error.serverInfo?[.constraintName] {
         case "users_pkey": return StoreError.uidExists
         case "users_email": return StoreError.emailExists
+        case "users_phone": return StoreError.phoneNumberExists
         default: return error
         }
     }
@@ -381,7 +486,15 @@ extension PostgresAuthStore {
 // MARK: - Row mapping
 
 extension PostgresAuthStore {
-    static func checkEmailFree(_ db: Transaction, _ user: UserRecord) async throws {
+    /// E-mail and phone number are unique per project.
+    static func checkUniqueFields(_ db: Transaction, _ user: UserRecord) async throws {
+        if let phone = user.phoneNumber {
+            let taken = try await db.run(
+                """
+                SELECT 1 FROM users WHERE project_id = \(user.projectID) AND phone_number = \(phone) AND uid <> \(user.uid)
+                """)
+            if !taken.isEmpty { throw StoreError.phoneNumberExists }
+        }
         guard let email = user.email else { return }
         let taken = try await db.run(
             "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")

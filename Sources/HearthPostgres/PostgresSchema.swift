@@ -46,7 +46,7 @@ enum PostgresSchema {
                   CONSTRAINT users_pkey PRIMARY KEY (project_id, uid)
                 )
                 """,
-                // The store maps unique violations of users_pkey and users_email to StoreError by these names.
+                // The store maps unique violations of users_pkey, users_email and users_phone to StoreError by these names.
                 "CREATE UNIQUE INDEX users_email ON users (project_id, email) WHERE email IS NOT NULL",
                 "CREATE UNIQUE INDEX users_phone ON users (project_id, phone_number) WHERE phone_number IS NOT NULL",
                 """
@@ -112,6 +112,43 @@ enum PostgresSchema {
                 "CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL",
                 "CREATE INDEX refresh_tokens_family ON refresh_tokens (family_id)",
                 "CREATE INDEX refresh_families_revoked ON refresh_families (revoked_at) WHERE revoked_at IS NOT NULL",
+            ]),
+        // Phone sign-in: pending codes and proofs (hashes only), and the development SMS outbox.
+        Migration(
+            version: "v3",
+            statements: [
+                """
+                CREATE TABLE phone_verifications (
+                  session_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  phone_number TEXT NOT NULL,
+                  code_hash BYTEA NOT NULL,
+                  attempts BIGINT NOT NULL DEFAULT 0,
+                  created_at BIGINT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX phone_verifications_expiry ON phone_verifications (expires_at)",
+                """
+                CREATE TABLE phone_proofs (
+                  proof_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  phone_number TEXT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE sms_outbox (
+                  id BIGSERIAL PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  phone_number TEXT NOT NULL,
+                  code TEXT NOT NULL,
+                  session_info TEXT NOT NULL,
+                  text TEXT NOT NULL,
+                  sent_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id)",
             ]),
     ]
 }

@@ -45,7 +45,7 @@ public final class SQLiteAuthStore: AuthStore {
             if try Self.exists(db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid]) {
                 throw StoreError.uidExists
             }
-            try Self.checkEmailFree(db, user)
+            try Self.checkUniqueFields(db, user)
             try db.run(
                 """
                 INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
@@ -78,7 +78,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func updateUser(_ user: UserRecord) async throws {
         try await pool.write { db in
-            try Self.checkEmailFree(db, user)
+            try Self.checkUniqueFields(db, user)
             var args = Self.userArguments(user)
             // Key columns move to the end for the WHERE clause.
             let key = [args.remove(at: 0), args.remove(at: 0)]
@@ -214,6 +214,122 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    // MARK: Phone verification
+
+    public func insertPhoneVerification(_ v: PhoneVerification) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO phone_verifications (session_hash, project_id, phone_number, code_hash, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    Data(v.sessionHash), v.projectID, v.phoneNumber, Data(v.codeHash),
+                    v.createdAt.millisecondsSince1970,
+                    v.expiresAt.millisecondsSince1970,
+                ])
+        }
+    }
+
+    public func attemptPhoneCode(sessionHash: [UInt8], codeHash: [UInt8], maxAttempts: Int, now: Date) async throws
+        -> PhoneCodeOutcome
+    {
+        try await pool.write { db in
+            let key = Data(sessionHash)
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql:
+                            "SELECT phone_number, code_hash, attempts, expires_at FROM phone_verifications WHERE session_hash = ?"
+                    ),
+                    arguments: [key])
+            else { return .unknown }
+            let phone: String = row[0]
+            let expected: Data = row[1]
+            let attempts: Int = row[2]
+            let expiresAt: Int64 = row[3]
+            if now.millisecondsSince1970 >= expiresAt {
+                try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [key])
+                return .expired
+            }
+            if ConstantTime.equals(Array(expected), codeHash) {
+                try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [key])
+                return .verified(phoneNumber: phone)
+            }
+            let remaining = maxAttempts - attempts - 1
+            if remaining <= 0 {
+                try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [key])
+            } else {
+                try db.run("UPDATE phone_verifications SET attempts = attempts + 1 WHERE session_hash = ?", [key])
+            }
+            return .wrongCode(remaining: max(remaining, 0))
+        }
+    }
+
+    public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
+        try await pool.write { db in
+            try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [Data(sessionHash)])
+        }
+    }
+
+    public func insertPhoneProof(_ proof: PhoneProof) async throws {
+        try await pool.write { db in
+            try db.run(
+                "INSERT INTO phone_proofs (proof_hash, project_id, phone_number, expires_at) VALUES (?, ?, ?, ?)",
+                [Data(proof.proofHash), proof.projectID, proof.phoneNumber, proof.expiresAt.millisecondsSince1970])
+        }
+    }
+
+    public func consumePhoneProof(proofHash: [UInt8], projectID: String, now: Date) async throws -> String? {
+        try await pool.write { db in
+            let key = Data(proofHash)
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT phone_number, expires_at FROM phone_proofs WHERE proof_hash = ? AND project_id = ?"
+                    ),
+                    arguments: [key, projectID])
+            else { return nil }
+            try db.run("DELETE FROM phone_proofs WHERE proof_hash = ?", [key])
+            let expiresAt: Int64 = row[1]
+            return now.millisecondsSince1970 < expiresAt ? row[0] as String : nil
+        }
+    }
+
+    public func user(projectID: String, phoneNumber: String) async throws -> UserRecord? {
+        try readNow { db in
+            try Self.fetchUser(db, where: "u.project_id = ? AND u.phone_number = ?", [projectID, phoneNumber])
+        }
+    }
+
+    // MARK: Development SMS outbox
+
+    public func appendOutbox(_ m: OutboxMessage) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO sms_outbox (project_id, phone_number, code, session_info, text, sent_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [m.projectID, m.phoneNumber, m.code, m.sessionInfo, m.text, m.sentAt.millisecondsSince1970])
+        }
+    }
+
+    public func outbox(projectID: String) async throws -> [OutboxMessage] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT project_id, phone_number, code, session_info, text, sent_at FROM sms_outbox
+                        WHERE project_id = ? ORDER BY id
+                        """), arguments: [projectID]
+            ).map { r in
+                OutboxMessage(
+                    projectID: r[0], phoneNumber: r[1], code: r[2], sessionInfo: r[3], text: r[4],
+                    sentAt: Date(millisecondsSince1970: r[5]))
+            }
+        }
+    }
+
     // MARK: Signing keys
 
     public func signingKeys() async throws -> [StoredSigningKey] {
@@ -292,7 +408,15 @@ extension SQLiteAuthStore {
         try Int.fetchOne(db.cachedStatement(sql: sql), arguments: args) != nil
     }
 
-    static func checkEmailFree(_ db: Database, _ user: UserRecord) throws {
+    /// E-mail and phone number are unique per project.
+    static func checkUniqueFields(_ db: Database, _ user: UserRecord) throws {
+        if let phone = user.phoneNumber,
+            try exists(
+                db, "SELECT 1 FROM users WHERE project_id = ? AND phone_number = ? AND uid <> ?",
+                [user.projectID, phone, user.uid])
+        {
+            throw StoreError.phoneNumberExists
+        }
         guard let email = user.email else { return }
         if try exists(
             db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",

@@ -91,6 +91,40 @@ enum SQLiteSchema {
                     CREATE INDEX refresh_families_revoked ON refresh_families (revoked_at) WHERE revoked_at IS NOT NULL;
                     """)
         }
+        // Phone sign-in: pending codes and proofs (hashes only), and the development SMS outbox.
+        m.registerMigration("v3") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE phone_verifications (
+                      session_hash BLOB PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      phone_number TEXT NOT NULL,
+                      code_hash BLOB NOT NULL,
+                      attempts INTEGER NOT NULL DEFAULT 0,
+                      created_at INTEGER NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX phone_verifications_expiry ON phone_verifications (expires_at);
+
+                    CREATE TABLE phone_proofs (
+                      proof_hash BLOB PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      phone_number TEXT NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE sms_outbox (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      project_id TEXT NOT NULL,
+                      phone_number TEXT NOT NULL,
+                      code TEXT NOT NULL,
+                      session_info TEXT NOT NULL,
+                      text TEXT NOT NULL,
+                      sent_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id);
+                    """)
+        }
         return m
     }
 }

@@ -42,6 +42,27 @@ public protocol AuthStore: Sendable {
     /// Returns the number of token rows deleted.
     func purgeRefreshTokens(before cutoff: Date) async throws -> Int
 
+    // MARK: Phone verification
+
+    func insertPhoneVerification(_ verification: PhoneVerification) async throws
+    /// Checks `codeHash` against the session's, counting the attempt; see `PhoneCodeOutcome`.
+    /// At most `maxAttempts` wrong codes are allowed per session.
+    func attemptPhoneCode(sessionHash: [UInt8], codeHash: [UInt8], maxAttempts: Int, now: Date) async throws
+        -> PhoneCodeOutcome
+    /// Deletes a session that will never be used (its SMS could not be sent).
+    func deletePhoneVerification(sessionHash: [UInt8]) async throws
+    func insertPhoneProof(_ proof: PhoneProof) async throws
+    /// The phone number a live proof stands for, consuming it; nil when unknown or expired.
+    func consumePhoneProof(proofHash: [UInt8], projectID: String, now: Date) async throws -> String?
+    /// Looks up by E.164 phone number.
+    func user(projectID: String, phoneNumber: String) async throws -> UserRecord?
+
+    // MARK: Development SMS outbox
+
+    func appendOutbox(_ message: OutboxMessage) async throws
+    /// Messages sent to a project, oldest first.
+    func outbox(projectID: String) async throws -> [OutboxMessage]
+
     // MARK: Signing keys
 
     func signingKeys() async throws -> [StoredSigningKey]
@@ -67,6 +88,7 @@ public protocol AuthStore: Sendable {
 public enum StoreError: Error, Sendable, Equatable {
     case uidExists
     case emailExists
+    case phoneNumberExists
     case userNotFound
     case versionConflict
 }

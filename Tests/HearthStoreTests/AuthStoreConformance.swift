@@ -39,7 +39,7 @@ struct AuthStoreConformance {
                 try await store.insertUser(Fixture.user(uid: "u2", email: "ada@example.com"))
             }
             #expect(try await store.user(projectID: "p1", uid: "u2") == nil)
-            await #expect(throws: (any Error).self, "phone numbers are unique per project") {
+            await #expect(throws: StoreError.phoneNumberExists, "phone numbers are unique per project") {
                 try await store.insertUser(Fixture.user(uid: "u3", email: nil, phone: "+15550001", providers: []))
             }
 
@@ -399,6 +399,202 @@ struct AuthStoreConformance {
         }
     }
 
+    // MARK: Phone verification
+
+    @Test(arguments: Backend.available)
+    func rightCodeVerifiesOnceAndEndsTheSession(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertPhoneVerification(Fixture.verification("s1", code: "123456"))
+            try await store.insertPhoneVerification(Fixture.verification("s2", phone: "+15550002", code: "654321"))
+
+            #expect(
+                try await store.attemptPhoneCode(Fixture.attempt("s1", "123456")) == .verified(phoneNumber: "+15550001")
+            )
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s1", "123456")) == .unknown)
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("never", "123456")) == .unknown)
+            // A code belongs to its own session only.
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456")) == .wrongCode(remaining: 4))
+            #expect(
+                try await store.attemptPhoneCode(Fixture.attempt("s2", "654321")) == .verified(phoneNumber: "+15550002")
+            )
+
+            try await store.insertPhoneVerification(Fixture.verification("s3"))
+            try await store.deletePhoneVerification(sessionHash: Fixture.hash("s3"))
+            try await store.deletePhoneVerification(sessionHash: Fixture.hash("missing"))
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s3", "123456")) == .unknown)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func wrongCodesCountDownAndEndTheSessionAtTheLimit(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertPhoneVerification(Fixture.verification("s1"))
+            for remaining in [2, 1] {
+                #expect(
+                    try await store.attemptPhoneCode(Fixture.attempt("s1", "000000", max: 3))
+                        == .wrongCode(remaining: remaining))
+            }
+            // Within the limit the right code still works.
+            #expect(
+                try await store.attemptPhoneCode(Fixture.attempt("s1", "123456", max: 3))
+                    == .verified(phoneNumber: "+15550001"))
+
+            try await store.insertPhoneVerification(Fixture.verification("s2"))
+            for remaining in [2, 1, 0] {
+                #expect(
+                    try await store.attemptPhoneCode(Fixture.attempt("s2", "000000", max: 3))
+                        == .wrongCode(remaining: remaining))
+            }
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456", max: 3)) == .unknown, "used up")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func expiredSessionIsExpiredOnceThenUnknown(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertPhoneVerification(Fixture.verification("s1", expiresIn: 300))
+            try await store.insertPhoneVerification(Fixture.verification("s2", expiresIn: 300))
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s1", "123456", at: Fixture.t(300))) == .expired)
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s1", "123456", at: Fixture.t(300))) == .unknown)
+            // Expiry is decided before the code is looked at.
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "000000", at: Fixture.t(301))) == .expired)
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456", at: Fixture.t(1))) == .unknown)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func concurrentAttemptsOnOneSessionAreSerialised(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let stores = [store, try await openAnother()]
+
+            try await store.insertPhoneVerification(Fixture.verification("right"))
+            let right = try await Self.attemptConcurrently(Fixture.attempt("right", "123456"), times: 10, on: stores)
+            #expect(right.filter { $0 == .verified(phoneNumber: "+15550001") }.count == 1, "\(right)")
+            #expect(right.filter { $0 == .unknown }.count == 9, "\(right)")
+
+            // Every wrong attempt is counted once: the limit is never exceeded.
+            try await store.insertPhoneVerification(Fixture.verification("wrong"))
+            let wrong = try await Self.attemptConcurrently(Fixture.attempt("wrong", "000000"), times: 10, on: stores)
+            let counted = wrong.compactMap { outcome -> Int? in
+                if case .wrongCode(let remaining) = outcome { remaining } else { nil }
+            }
+            #expect(counted.sorted() == [0, 1, 2, 3, 4], "\(wrong)")
+            #expect(wrong.filter { $0 == .unknown }.count == 5, "\(wrong)")
+        }
+    }
+
+    static func attemptConcurrently(_ attempt: Fixture.Attempt, times: Int, on stores: [any AuthStore]) async throws
+        -> [PhoneCodeOutcome]
+    {
+        try await withThrowingTaskGroup(of: PhoneCodeOutcome.self) { group in
+            for i in 0..<times {
+                let store = stores[i % stores.count]
+                group.addTask { try await store.attemptPhoneCode(attempt) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func phoneProofsAreSingleUseAndExpire(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let proof = PhoneProof(
+                proofHash: Fixture.hash("proof"), projectID: "p1", phoneNumber: "+15550001", expiresAt: Fixture.t(300))
+            try await store.insertPhoneProof(proof)
+            #expect(
+                try await store.consumePhoneProof(proofHash: Fixture.hash("proof"), projectID: "p2", now: Fixture.t0)
+                    == nil)
+            #expect(
+                try await store.consumePhoneProof(proofHash: Fixture.hash("other"), projectID: "p1", now: Fixture.t0)
+                    == nil)
+            #expect(
+                try await store.consumePhoneProof(
+                    proofHash: Fixture.hash("proof"), projectID: "p1", now: Fixture.t(299)) == "+15550001")
+            #expect(
+                try await store.consumePhoneProof(
+                    proofHash: Fixture.hash("proof"), projectID: "p1", now: Fixture.t(299)) == nil)
+
+            var expired = proof
+            expired.proofHash = Fixture.hash("expired")
+            try await store.insertPhoneProof(expired)
+            #expect(
+                try await store.consumePhoneProof(
+                    proofHash: Fixture.hash("expired"), projectID: "p1", now: Fixture.t(300)) == nil)
+            #expect(
+                try await store.consumePhoneProof(proofHash: Fixture.hash("expired"), projectID: "p1", now: Fixture.t0)
+                    == nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func phoneNumbersAreUniquePerProject(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let ada = Fixture.user(uid: "u1", email: "ada@example.com", phone: "+15550001")
+            try await store.insertUser(ada)
+            await #expect(throws: StoreError.phoneNumberExists) {
+                try await store.insertUser(Fixture.user(uid: "u2", email: nil, phone: "+15550001", providers: []))
+            }
+            #expect(try await store.user(projectID: "p1", uid: "u2") == nil)
+
+            let bob = Fixture.user(uid: "u2", email: "bob@example.com", phone: "+15550002", providers: [])
+            try await store.insertUser(bob)
+            var taking = bob
+            taking.phoneNumber = "+15550001"
+            await #expect(throws: StoreError.phoneNumberExists) { try await store.updateUser(taking) }
+            #expect(try await store.user(projectID: "p1", uid: "u2") == bob)
+
+            // Keeping one's own number is not a collision; another project may have it too.
+            var renamed = bob
+            renamed.displayName = "Bob"
+            try await store.updateUser(renamed)
+            try await store.insertUser(Fixture.user(project: "p2", uid: "u9", email: nil, phone: "+15550001"))
+
+            // Racing inserts that all pass the check are told apart by the unique index.
+            let stores = [store, try await openAnother()]
+            let racing = try await Self.insertConcurrently(
+                (0..<10).map { Fixture.user(uid: "r\($0)", email: nil, phone: "+15550003", providers: []) },
+                into: stores)
+            #expect(racing.filter { $0 == nil }.count == 1)
+            #expect(racing.filter { $0 == .phoneNumberExists }.count == 9)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func findsUsersByPhoneNumber(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let ada = Fixture.user(uid: "u1", phone: "+15550001")
+            try await store.insertUser(ada)
+            try await store.insertUser(Fixture.user(uid: "u2", email: nil, providers: []))
+
+            #expect(try await store.user(projectID: "p1", phoneNumber: "+15550001") == ada)
+            #expect(try await store.user(projectID: "p2", phoneNumber: "+15550001") == nil)
+            #expect(try await store.user(projectID: "p1", phoneNumber: "+15550002") == nil)
+        }
+    }
+
+    // MARK: Development SMS outbox
+
+    @Test(arguments: Backend.available)
+    func outboxKeepsEachProjectsMessagesOldestFirst(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            func message(_ project: String, _ code: String, at: Date) -> OutboxMessage {
+                OutboxMessage(
+                    projectID: project, phoneNumber: "+15550001", code: code, sessionInfo: "session-\(code)",
+                    text: "\(code) is your code", sentAt: at)
+            }
+            // Equal send times keep the order in which they were appended.
+            let messages = [
+                message("p1", "111111", at: Fixture.t(5)), message("p2", "222222", at: Fixture.t(6)),
+                message("p1", "333333", at: Fixture.t(7)), message("p1", "444444", at: Fixture.t(7)),
+            ]
+            for m in messages { try await store.appendOutbox(m) }
+
+            #expect(try await store.outbox(projectID: "p1") == [messages[0], messages[2], messages[3]])
+            #expect(try await store.outbox(projectID: "p2") == [messages[1]])
+            #expect(try await store.outbox(projectID: "p3") == [])
+        }
+    }
+
     // MARK: Counters
 
     @Test(arguments: Backend.available)
@@ -555,5 +751,35 @@ enum Fixture {
         StoredSigningKey(
             kid: kid, algorithm: "RS256", privateKey: [0, 1, 2, 0xFE, 0xFF] + Array(kid.utf8), encrypted: encrypted,
             createdAt: t0, activatesAt: activatesAt)
+    }
+
+    /// A session for `+15550001` in p1, created at t0.
+    static func verification(
+        _ session: String, phone: String = "+15550001", code: String = "123456", expiresIn: Int = 300
+    ) -> PhoneVerification {
+        PhoneVerification(
+            sessionHash: hash(session), projectID: "p1", phoneNumber: phone, codeHash: codeHash(session, code),
+            createdAt: t0, expiresAt: t(expiresIn))
+    }
+
+    /// Stands in for HMAC(session, code).
+    static func codeHash(_ session: String, _ code: String) -> [UInt8] { Array("code:\(session):\(code)".utf8) }
+
+    struct Attempt: Sendable {
+        var sessionHash: [UInt8]
+        var codeHash: [UInt8]
+        var maxAttempts: Int
+        var now: Date
+    }
+
+    static func attempt(_ session: String, _ code: String, max: Int = 5, at now: Date = t(1)) -> Attempt {
+        Attempt(sessionHash: hash(session), codeHash: codeHash(session, code), maxAttempts: max, now: now)
+    }
+}
+
+extension AuthStore {
+    func attemptPhoneCode(_ a: Fixture.Attempt) async throws -> PhoneCodeOutcome {
+        try await attemptPhoneCode(
+            sessionHash: a.sessionHash, codeHash: a.codeHash, maxAttempts: a.maxAttempts, now: a.now)
     }
 }

@@ -16,12 +16,13 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var emailEnumerationProtection: Bool
     public var rateLimits: RateLimits
     public var tokens: TokenSettings
+    public var phone: PhoneSettings
     public var authorizedDomains: [String]
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
         emailEnumerationProtection: Bool = true, rateLimits: RateLimits = .init(), tokens: TokenSettings = .init(),
-        authorizedDomains: [String] = ["localhost"]
+        phone: PhoneSettings = .init(), authorizedDomains: [String] = ["localhost"]
     ) {
         self.projectID = projectID
         self.projectNumber = ProjectConfig.derivedNumber(projectID)
@@ -30,13 +31,13 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         self.emailEnumerationProtection = emailEnumerationProtection
         self.rateLimits = rateLimits
         self.tokens = tokens
+        self.phone = phone
         self.authorizedDomains = authorizedDomains
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens,
-            authorizedDomains
+            tokens, phone, authorizedDomains
     }
 
     public init(from decoder: Decoder) throws {
@@ -50,6 +51,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         emailEnumerationProtection = try c.decode(.emailEnumerationProtection, default: d.emailEnumerationProtection)
         rateLimits = try c.decode(.rateLimits, default: d.rateLimits)
         tokens = try c.decode(.tokens, default: d.tokens)
+        phone = try c.decode(.phone, default: d.phone)
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
     }
 }

@@ -31,6 +31,8 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "update", v3: "setAccountInfo", handler: update),
             AccountsMethod(v1: "delete", v3: "deleteAccount", handler: delete),
             AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", handler: createAuthURI),
+            AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", handler: sendVerificationCode),
+            AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", handler: signInWithPhoneNumber),
         ]
         for method in methods {
             let handler = method.handler

@@ -1,0 +1,39 @@
+/// How a project signs users in by phone: code rules, abuse limits and test numbers.
+public struct PhoneSettings: Sendable, Equatable, Codable {
+    /// Fictional numbers (E.164) with fixed 6-digit codes: no SMS is sent and no limit applies. At most 10.
+    public var testPhoneNumbers: [String: String] = [:]
+    /// How long a code stays valid (Firebase: a few minutes).
+    public var codeLifetimeSeconds: Int = 300
+    /// Wrong codes allowed per session before it is dead.
+    public var maxCodeAttempts: Int = 5
+    /// Minimum time between two codes sent to one number.
+    public var resendCooldownSeconds: Int = 30
+    /// Codes sent to one number per day; more answer QUOTA_EXCEEDED.
+    public var codesPerNumberPerDay: Int = 10
+    /// Codes requested from one IP (Firebase: 50 a minute, 500 an hour).
+    public var codesPerIPPerMinute: Int = 50
+    public var codesPerIPPerHour: Int = 500
+    /// Name put into the SMS text (`%APP_NAME%`).
+    public var appName: String = "Hearth"
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case testPhoneNumbers, codeLifetimeSeconds, maxCodeAttempts, resendCooldownSeconds, codesPerNumberPerDay,
+            codesPerIPPerMinute, codesPerIPPerHour, appName
+    }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = PhoneSettings()
+        testPhoneNumbers = try c.decode(.testPhoneNumbers, default: d.testPhoneNumbers)
+        codeLifetimeSeconds = try c.decode(.codeLifetimeSeconds, default: d.codeLifetimeSeconds)
+        maxCodeAttempts = try c.decode(.maxCodeAttempts, default: d.maxCodeAttempts)
+        resendCooldownSeconds = try c.decode(.resendCooldownSeconds, default: d.resendCooldownSeconds)
+        codesPerNumberPerDay = try c.decode(.codesPerNumberPerDay, default: d.codesPerNumberPerDay)
+        codesPerIPPerMinute = try c.decode(.codesPerIPPerMinute, default: d.codesPerIPPerMinute)
+        codesPerIPPerHour = try c.decode(.codesPerIPPerHour, default: d.codesPerIPPerHour)
+        appName = try c.decode(.appName, default: d.appName)
+    }
+}

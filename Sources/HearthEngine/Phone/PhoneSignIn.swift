@@ -1,0 +1,204 @@
+import Crypto
+import Foundation
+import HearthCore
+import HearthStore
+
+/// `accounts:sendVerificationCode`.
+public struct SendVerificationCodeRequest: Sendable {
+    public var phoneNumber: String?
+
+    public init(phoneNumber: String?) {
+        self.phoneNumber = phoneNumber
+    }
+}
+
+/// `accounts:signInWithPhoneNumber`: a code (or a temporary proof) for a phone number.
+public struct PhoneSignInRequest: Sendable {
+    public var sessionInfo: String?
+    public var code: String?
+    public var temporaryProof: String?
+    public var phoneNumber: String?
+    /// Links the number to this signed-in account.
+    public var idToken: String?
+    /// `REAUTH`: the number must already belong to an account.
+    public var operation: String?
+
+    public init(
+        sessionInfo: String? = nil, code: String? = nil, temporaryProof: String? = nil, phoneNumber: String? = nil,
+        idToken: String? = nil, operation: String? = nil
+    ) {
+        self.sessionInfo = sessionInfo
+        self.code = code
+        self.temporaryProof = temporaryProof
+        self.phoneNumber = phoneNumber
+        self.idToken = idToken
+        self.operation = operation
+    }
+}
+
+public enum PhoneSignInResult: Sendable {
+    case signedIn(AccountResult, phoneNumber: String)
+    /// The number is verified but belongs to another account: Firebase answers 200 with a proof the
+    /// client can sign in with instead (the SDK's credentialAlreadyInUse with an updated credential).
+    case numberBelongsToAnotherAccount(proof: String, expiresIn: Int, phoneNumber: String)
+}
+
+extension AuthEngine {
+    static let proofLifetimeSeconds = 3600
+
+    /// Sends a 6-digit code (or, for a configured test number, nothing) and returns the session.
+    public func sendVerificationCode(_ request: SendVerificationCodeRequest, origin: RequestOrigin) async throws
+        -> String
+    {
+        let project = origin.project
+        let settings = project.phone
+        // Firebase answers a missing number with INVALID_PHONE_NUMBER too.
+        let raw = request.phoneNumber ?? ""
+        let lengthChecked = try PhoneNumber.normalize(raw, check: .length)
+        let testCode = settings.testPhoneNumbers[lengthChecked]
+        let phone = testCode == nil ? try PhoneNumber.normalize(raw, check: .pattern) : lengthChecked
+
+        if testCode == nil {
+            let ip = origin.clientIP ?? "-"
+            try await consumeLimit("sms:ip:m:\(ip)", limit: settings.codesPerIPPerMinute, windowSeconds: 60)
+            try await consumeLimit("sms:ip:h:\(ip)", limit: settings.codesPerIPPerHour, windowSeconds: 3600)
+            try await consumeLimit(
+                "sms:cool:\(project.projectID):\(phone)", limit: 1, windowSeconds: settings.resendCooldownSeconds)
+            if settings.codesPerNumberPerDay > 0,
+                try await store.incrementCounter(
+                    "sms:day:\(project.projectID):\(phone)", windowSeconds: 86400, now: clock.now())
+                    > settings.codesPerNumberPerDay
+            {
+                throw AuthError(.quotaExceeded, "Exceeded quota for verifying \(phone).")
+            }
+        }
+
+        let sessionInfo = "hps1_" + random.token(bytes: 48)
+        let code = testCode ?? Self.sixDigits(random)
+        let now = clock.now()
+        let sessionHash = Self.sessionHash(sessionInfo)
+        try await store.insertPhoneVerification(
+            PhoneVerification(
+                sessionHash: sessionHash, projectID: project.projectID, phoneNumber: phone,
+                codeHash: Self.codeHash(code, session: sessionInfo), createdAt: now,
+                expiresAt: now.addingTimeInterval(Double(settings.codeLifetimeSeconds))))
+        if testCode == nil {
+            let text = "\(code) is your verification code for \(settings.appName)."
+            do {
+                try await smsSender.send(
+                    OutboxMessage(
+                        projectID: project.projectID, phoneNumber: phone, code: code, sessionInfo: sessionInfo,
+                        text: text, sentAt: now))
+            } catch {
+                try? await store.deletePhoneVerification(sessionHash: sessionHash)
+                logger.error("SMS delivery failed", metadata: ["phone": "\(phone)", "error": "\(error)"])
+                throw AuthError(.unavailable, "The SMS could not be sent; try again later.")
+            }
+        }
+        return sessionInfo
+    }
+
+    /// Verifies the code (or proof) and signs in, signs up, links or re-authenticates.
+    public func signInWithPhoneNumber(_ request: PhoneSignInRequest, origin: RequestOrigin) async throws
+        -> PhoneSignInResult
+    {
+        let project = origin.project
+        let phone: String
+        let viaProof = request.temporaryProof.nonEmpty != nil
+        if let proof = request.temporaryProof.nonEmpty {
+            guard let claimed = request.phoneNumber.nonEmpty else { throw AuthError(.missingPhoneNumber) }
+            guard
+                let proven = try await store.consumePhoneProof(
+                    proofHash: Self.sessionHash(proof), projectID: project.projectID, now: clock.now()),
+                proven == (try? PhoneNumber.normalize(claimed, check: .length))
+            else { throw AuthError(.invalidTemporaryProof) }
+            phone = proven
+        } else {
+            guard let session = request.sessionInfo.nonEmpty else { throw AuthError(.missingSessionInfo) }
+            guard let code = request.code.nonEmpty else { throw AuthError(.missingCode) }
+            switch try await store.attemptPhoneCode(
+                sessionHash: Self.sessionHash(session), codeHash: Self.codeHash(code, session: session),
+                maxAttempts: project.phone.maxCodeAttempts, now: clock.now())
+            {
+            case .verified(let number): phone = number
+            case .wrongCode: throw AuthError(.invalidCode)
+            case .expired: throw AuthError(.sessionExpired)
+            case .unknown: throw AuthError(.invalidSessionInfo)
+            }
+        }
+
+        let owner = try await store.user(projectID: project.projectID, phoneNumber: phone)
+        if let idToken = request.idToken.nonEmpty {
+            let (current, _) = try await authenticatedUser(idToken: idToken, origin: origin)
+            if let owner, owner.uid != current.uid {
+                if viaProof { throw AuthError(.phoneNumberExists) }
+                let proof = "hpp1_" + random.token(bytes: 48)
+                try await store.insertPhoneProof(
+                    PhoneProof(
+                        proofHash: Self.sessionHash(proof), projectID: project.projectID, phoneNumber: phone,
+                        expiresAt: clock.now().addingTimeInterval(Double(Self.proofLifetimeSeconds))))
+                return .numberBelongsToAnotherAccount(
+                    proof: proof, expiresIn: Self.proofLifetimeSeconds, phoneNumber: phone)
+            }
+            let linked = try await retryingOnConflict {
+                try await link(phone: phone, toUserWithID: current.uid, origin: origin)
+            }
+            return .signedIn(linked, phoneNumber: phone)
+        }
+        if request.operation == "REAUTH", owner == nil { throw AuthError(.userNotFound) }
+        guard let owner else {
+            try await consumeLimit(
+                "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour,
+                windowSeconds: 3600)
+            let now = clock.now()
+            let user = UserRecord(
+                projectID: project.projectID, uid: random.uid(), phoneNumber: phone, validSince: nowSecond(),
+                createdAt: now, lastLoginAt: now)
+            do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+            logger.info(
+                "account created",
+                metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "phone"])
+            let tokens = try await startSession(for: user, provider: ProviderID.phone, origin: origin)
+            return .signedIn(AccountResult(user: user, tokens: tokens, isNewUser: true), phoneNumber: phone)
+        }
+        if owner.disabled { throw AuthError(.userDisabled) }
+        try await store.recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
+        let tokens = try await startSession(for: owner, provider: ProviderID.phone, origin: origin)
+        return .signedIn(AccountResult(user: owner, tokens: tokens, isNewUser: false), phoneNumber: phone)
+    }
+
+    private func link(phone: String, toUserWithID uid: String, origin: RequestOrigin) async throws -> AccountResult {
+        guard var user = try await store.user(projectID: origin.project.projectID, uid: uid) else {
+            throw AuthError(.userNotFound)
+        }
+        user.phoneNumber = phone
+        user.lastLoginAt = clock.now()
+        try await save(&user)
+        let tokens = try await startSession(for: user, provider: ProviderID.phone, origin: origin)
+        return AccountResult(user: user, tokens: tokens, isNewUser: false)
+    }
+
+    /// Six decimal digits, uniformly from the CSPRNG.
+    static func sixDigits(_ random: SecureRandom) -> String {
+        while true {
+            let bytes = random.bytes(4)
+            let value = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            // Reject the top sliver so every code is equally likely.
+            if value < UInt32.max - UInt32.max % 1_000_000 {
+                let n = value % 1_000_000
+                return String(repeating: "0", count: 6 - String(n).count) + String(n)
+            }
+        }
+    }
+
+    static func sessionHash(_ session: String) -> [UInt8] {
+        SHA256.hash(data: Array(session.utf8)).withUnsafeBytes { Array($0) }
+    }
+
+    /// Keyed by the session, which only the client holds: the stored value cannot be brute-forced
+    /// back to the six digits without it.
+    static func codeHash(_ code: String, session: String) -> [UInt8] {
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(code.utf8), using: SymmetricKey(data: Array(session.utf8)))
+        return mac.withUnsafeBytes { Array($0) }
+    }
+}
