@@ -8,10 +8,13 @@ import Logging
 public struct RequestOrigin: Sendable {
     public var project: ProjectConfig
     public var clientIP: String?
+    /// The client's language (`X-Firebase-Locale`, what `Auth.languageCode` sets), for SMS and e-mail text.
+    public var locale: String?
 
-    public init(project: ProjectConfig, clientIP: String?) {
+    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil) {
         self.project = project
         self.clientIP = clientIP
+        self.locale = locale
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HearthCore
 import HearthStore
 import Testing
@@ -214,6 +215,45 @@ struct PhoneSignInTests {
                 ["sessionInfo": .string(session), "code": "123456", "operation": "REAUTH"])
             #expect(r.errorCode == "USER_NOT_FOUND")
             #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
+        }
+    }
+
+    @Test func smsTextFollowsTheClientsLanguage() async throws {
+        let h = try await harness { $0.phone.appName = "Demo" }
+        try await h.run { (c: Client) async throws in
+            let locale = HTTPField.Name("X-Firebase-Locale")!
+            _ = try await c.post(
+                "/v1/accounts:sendVerificationCode", ["phoneNumber": "+821012345678"], headers: [locale: "ko-KR"])
+            _ = try await c.post(
+                "/v1/accounts:sendVerificationCode", ["phoneNumber": "+819012345678"], headers: [locale: "ja"])
+            _ = try await c.post(
+                "/v1/accounts:sendVerificationCode", ["phoneNumber": "+447400123456"], headers: [locale: "xx"])
+            let texts = try await h.store.outbox(projectID: h.projectID).map(\.text)
+            let codes = try await h.store.outbox(projectID: h.projectID).map(\.code)
+            #expect(texts[0] == "[Demo] 인증 코드: \(codes[0])")
+            #expect(texts[1] == "Demo の確認コード: \(codes[1])")
+            #expect(texts[2] == "\(codes[2]) is your verification code for Demo.")
+        }
+        let custom = try await harness { $0.phone.smsTemplate = "Code %LOGIN_CODE% (%APP_NAME%)" }
+        try await custom.run { (c: Client) async throws in
+            _ = try await send(c, "+821012345678")
+            let message = try #require(try await custom.store.outbox(projectID: custom.projectID).first)
+            #expect(message.text == "Code \(message.code) (Hearth)")
+        }
+    }
+
+    @Test func regionPolicyRefusesSMSButNotTestNumbers() async throws {
+        let h = try await harness { $0.phone.deniedRegions = ["KR"] }
+        try await h.run { (c: Client) async throws in
+            let r = try await send(c, "+821012345678")
+            #expect(r.errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(try await send(c, "+447400123456").status == 200)
+            #expect(try await send(c, Self.testNumber).status == 200)
+        }
+        let allowList = try await harness { $0.phone.allowedRegions = ["US"] }
+        try await allowList.run { (c: Client) async throws in
+            #expect(try await send(c, "+447400123456").errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(try await send(c, "+12015550123").status == 200)
         }
     }
 

@@ -15,12 +15,26 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
     public var codesPerIPPerHour: Int = 500
     /// Name put into the SMS text (`%APP_NAME%`).
     public var appName: String = "Hearth"
+    /// The project's own SMS text, with `%LOGIN_CODE%` and `%APP_NAME%`; replaces the built-in,
+    /// localised ones.
+    public var smsTemplate: String?
+    /// Regions (ISO codes such as "KR") codes may be sent to; empty: all not denied.
+    public var allowedRegions: [String] = []
+    /// Regions codes are never sent to (Identity Platform's smsRegionConfig deny-list).
+    public var deniedRegions: [String] = []
 
     public init() {}
 
+    /// Whether codes may be sent to a number in `region`.
+    public func allowsSMS(to region: String?) -> Bool {
+        guard let region else { return allowedRegions.isEmpty }
+        if deniedRegions.contains(region) { return false }
+        return allowedRegions.isEmpty || allowedRegions.contains(region)
+    }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case testPhoneNumbers, codeLifetimeSeconds, maxCodeAttempts, resendCooldownSeconds, codesPerNumberPerDay,
-            codesPerIPPerMinute, codesPerIPPerHour, appName
+            codesPerIPPerMinute, codesPerIPPerHour, appName, smsTemplate, allowedRegions, deniedRegions
     }
 
     public init(from decoder: Decoder) throws {
@@ -35,5 +49,8 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
         codesPerIPPerMinute = try c.decode(.codesPerIPPerMinute, default: d.codesPerIPPerMinute)
         codesPerIPPerHour = try c.decode(.codesPerIPPerHour, default: d.codesPerIPPerHour)
         appName = try c.decode(.appName, default: d.appName)
+        smsTemplate = try c.decodeIfPresent(String.self, forKey: .smsTemplate)
+        allowedRegions = try c.decode(.allowedRegions, default: d.allowedRegions)
+        deniedRegions = try c.decode(.deniedRegions, default: d.deniedRegions)
     }
 }

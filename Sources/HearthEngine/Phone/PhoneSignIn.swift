@@ -59,6 +59,10 @@ extension AuthEngine {
         let phone = testCode == nil ? try PhoneNumber.normalize(raw, check: .pattern) : lengthChecked
 
         if testCode == nil {
+            guard settings.allowsSMS(to: PhoneNumber.region(of: phone)) else {
+                throw AuthError(
+                    .operationNotAllowed, "SMS unable to be sent until this region enabled by the app developer.")
+            }
             let ip = origin.clientIP ?? "-"
             try await consumeLimit("sms:ip:m:\(ip)", limit: settings.codesPerIPPerMinute, windowSeconds: 60)
             try await consumeLimit("sms:ip:h:\(ip)", limit: settings.codesPerIPPerHour, windowSeconds: 3600)
@@ -83,7 +87,8 @@ extension AuthEngine {
                 codeHash: Self.codeHash(code, session: sessionInfo), createdAt: now,
                 expiresAt: now.addingTimeInterval(Double(settings.codeLifetimeSeconds))))
         if testCode == nil {
-            let text = "\(code) is your verification code for \(settings.appName)."
+            let text = SMSTemplates.text(
+                code: code, appName: settings.appName, locale: origin.locale, projectTemplate: settings.smsTemplate)
             do {
                 try await smsSender.send(
                     OutboxMessage(

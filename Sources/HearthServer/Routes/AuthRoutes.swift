@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HearthCore
 import HearthEngine
 import Hummingbird
@@ -71,7 +72,8 @@ public struct AuthRoutes: Sendable {
     {
         let wire = try await WireRequest.decode(request, context: context)
         let project = try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject)
-        let origin = RequestOrigin(project: project, clientIP: wire.clientIP)
+        let origin = RequestOrigin(
+            project: project, clientIP: wire.clientIP, locale: wire.headers[HTTPField.Name("X-Firebase-Locale")!])
         return WireResponse.json(try await handler(wire, origin))
     }
 }
