@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Domain types, error catalogue, validation, password hashing. No I/O.
@@ -57,11 +58,21 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // Outbound messages: SMS providers (and later e-mail) behind small protocols.
+        .target(
+            name: "HearthMessaging",
+            dependencies: [
+                "HearthCore", "HearthStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // Use cases: typed requests in, typed results or AuthError out.
         .target(
             name: "HearthEngine",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthTokens",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -71,7 +82,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthEngine",
+                "HearthEngine", "HearthMessaging",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -79,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthPostgres",
+                "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -104,8 +115,9 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthSQLite",
+                "HearthServer", "HearthSQLite", "HearthMessaging",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]

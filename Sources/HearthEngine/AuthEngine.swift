@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthMessaging
 import HearthStore
 import HearthTokens
 import Logging

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthMessaging
 
 /// Everything `hearth serve` can be told, from the config file, the environment and flags
 /// (flags win over the environment, the environment over the file, the file over defaults).
@@ -21,13 +22,15 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     /// `normal` survives a crash of the process; `full` also a power cut, at an fsync per commit.
     public var sqliteDurability: String = "normal"
     public var logLevel: String = "info"
+    /// SMS provider for phone sign-in codes; the development outbox unless configured.
+    public var sms: SMSConfiguration = .init()
     public var projects: [ProjectConfig] = []
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, projects
+            sqliteDurability, logLevel, sms, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -44,6 +47,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         passwordHashing = try c.decode(.passwordHashing, default: d.passwordHashing)
         sqliteDurability = try c.decode(.sqliteDurability, default: d.sqliteDurability)
         logLevel = try c.decode(.logLevel, default: d.logLevel)
+        sms = try c.decode(.sms, default: d.sms)
         projects = try c.decode(.projects, default: d.projects)
     }
 
@@ -65,6 +69,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let v = env["HEARTH_KEY_ENCRYPTION_KEY"], !v.isEmpty { keyEncryptionKey = v }
         if let v = env["HEARTH_PROJECT"] { defaultProject = v }
         if let v = env["HEARTH_LOG_LEVEL"] { logLevel = v }
+        sms.applyEnvironment(env)
         if let v = env["HEARTH_PASSWORD_HASH_THREADS"] {
             guard let n = Int(v) else { throw ConfigurationError("HEARTH_PASSWORD_HASH_THREADS must be a number") }
             passwordHashing.threads = n
@@ -80,6 +85,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         guard ["normal", "full"].contains(sqliteDurability) else {
             throw ConfigurationError("sqliteDurability must be \"normal\" or \"full\"")
         }
+        if let problem = sms.problem { throw ConfigurationError(problem) }
         for p in projects {
             let tests = p.phone.testPhoneNumbers
             guard tests.count <= 10 else {

@@ -48,7 +48,8 @@ struct Runtime {
         let engine = AuthEngine(
             store: store,
             projects: ProjectRegistry(defaultProjectID: configuration.defaultProject, projects: configuration.projects),
-            idTokens: IDTokenService(keyRing: keyRing), hasher: hasher, logger: logger)
+            idTokens: IDTokenService(keyRing: keyRing), hasher: hasher,
+            smsSender: configuration.sms.makeSender(store: store, logger: logger), logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }
 

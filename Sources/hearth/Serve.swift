@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthMessaging
 import HearthServer
 import Hummingbird
 import Logging
@@ -37,6 +38,11 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         logger.info("store: \(runtime.store.description)")
+        if configuration.sms.provider == .outbox {
+            logger.notice("SMS: development outbox; verification codes are logged, no SMS is sent")
+        } else {
+            logger.info("SMS: \(configuration.sms.provider.rawValue)")
+        }
         for project in runtime.engine.projects.all {
             if project.apiKeys.isEmpty {
                 logger.notice("project \(project.projectID) accepts any API key: configure apiKeys to restrict it")

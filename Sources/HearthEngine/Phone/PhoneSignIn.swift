@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HearthCore
+import HearthMessaging
 import HearthStore
 
 /// `accounts:sendVerificationCode`.

@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import GRDB
+import HTTPTypes
+import HearthCore
+import HearthMessaging
+import Hummingbird
+import Synchronization
+import Testing
+
+@testable import HearthSQLite
+
+/// A real HTTP server on 127.0.0.1 shaped like Twilio's Messages API (and a webhook receiver),
+/// recording what it was sent.
+final class SMSSink: Sendable {
+    struct Received: Sendable {
+        let path: String
+        let headers: HTTPFields
+        let body: String
+    }
+
+    let received = Mutex<[Received]>([])
+    let failWith = Mutex<HTTPResponse.Status?>(nil)
+
+    /// Runs the sink for the duration of `body`, passing its base URL.
+    func serve(_ body: @Sendable (String) async throws -> Void) async throws {
+        let router = Router()
+        router.post("**") { request, context -> Response in
+            let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            self.received.withLock { $0.append(Received(path: request.uri.path, headers: request.headers, body: text)) }
+            if let status = self.failWith.withLock({ $0 }) {
+                return Response(
+                    status: status, body: .init(byteBuffer: ByteBuffer(string: #"{"code":21211,"message":"nope"}"#)))
+            }
+            return Response(
+                status: .created, body: .init(byteBuffer: ByteBuffer(string: #"{"sid":"SM123","status":"queued"}"#)))
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            try await body("http://127.0.0.1:\(port)")
+            group.cancelAll()
+        }
+    }
+}
+
+@Suite("SMS providers")
+struct SMSProviderTests {
+    @Test func twilioReceivesTheCodeWithBasicAuth() async throws {
+        let sink = SMSSink()
+        try await sink.serve { base in
+            let twilio = TwilioSMSSender(
+                configuration: .init(
+                    accountSID: "AC123", authToken: "secret-token", from: "+15005550006", baseURL: base))
+            let h = try await Harness(smsSender: twilio)
+            try await h.run { (c: Client) async throws in
+                let sent = try await c.post(
+                    "/v1/accounts:sendVerificationCode", ["phoneNumber": "+821012345678"],
+                    headers: [HTTPField.Name("X-Firebase-Locale")!: "en"])
+                #expect(sent.status == 200)
+                let request = try #require(sink.received.withLock { $0.first })
+                #expect(request.path == "/2010-04-01/Accounts/AC123/Messages.json")
+                #expect(
+                    request.headers[.authorization] == "Basic " + Data("AC123:secret-token".utf8).base64EncodedString())
+                let form = Dictionary(
+                    uniqueKeysWithValues: request.body.split(separator: "&").map {
+                        let kv = $0.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding! }
+                        return (kv[0], kv[1])
+                    })
+                #expect(form["To"] == "+821012345678")
+                #expect(form["From"] == "+15005550006")
+                let code = try #require(form["Body"]?.prefix(6))
+                #expect(form["Body"] == "\(code) is your verification code for Hearth.")
+                // The code the provider delivered signs the user in.
+                let signIn = try await c.post(
+                    "/v1/accounts:signInWithPhoneNumber",
+                    ["sessionInfo": .string(sent.string("sessionInfo")!), "code": .string(String(code))])
+                #expect(signIn.status == 200)
+                #expect(try await h.store.outbox(projectID: h.projectID).isEmpty)
+            }
+        }
+    }
+
+    @Test func failedDeliveryIsAClearErrorAndLeavesNoSession() async throws {
+        let sink = SMSSink()
+        sink.failWith.withLock { $0 = .badRequest }
+        try await sink.serve { base in
+            let twilio = TwilioSMSSender(
+                configuration: .init(accountSID: "AC1", authToken: "t", from: "+15005550006", baseURL: base))
+            let h = try await Harness(smsSender: twilio)
+            try await h.run { (c: Client) async throws in
+                let r = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+821012345678"])
+                #expect(r.status == 503)
+                #expect(r.errorCode == "UNAVAILABLE")
+                #expect(sink.received.withLock { $0.count } == 1)
+                // No session survives the failure: the one created for it was deleted again.
+                #expect(try await h.store.pendingPhoneVerifications() == 0)
+            }
+        }
+    }
+
+    @Test func webhookRequestsAreSigned() async throws {
+        let sink = SMSSink()
+        try await sink.serve { base in
+            let webhook = WebhookSMSSender(configuration: .init(url: base + "/sms", secret: "shh"))
+            let h = try await Harness(smsSender: webhook)
+            try await h.run { (c: Client) async throws in
+                #expect(
+                    try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+447400123456"]).status
+                        == 200)
+                let request = try #require(sink.received.withLock { $0.first })
+                let timestamp = try #require(request.headers[HTTPField.Name("X-Hearth-Timestamp")!])
+                let expected = WebhookSMSSender.signature(
+                    secret: "shh", timestamp: timestamp, body: Array(request.body.utf8))
+                #expect(request.headers[HTTPField.Name("X-Hearth-Signature")!] == "sha256=" + expected)
+                let json = try JSONValue(parsing: request.body)
+                #expect(json["phoneNumber"]?.stringValue == "+447400123456")
+                #expect(json["code"]?.stringValue?.count == 6)
+            }
+        }
+    }
+
+    @Test func configurationNamesWhatIsMissing() {
+        #expect(SMSConfiguration(provider: .twilio).problem != nil)
+        #expect(SMSConfiguration(provider: .twilio, twilio: .init(accountSID: "AC1", authToken: "t")).problem != nil)
+        #expect(
+            SMSConfiguration(provider: .twilio, twilio: .init(accountSID: "AC1", authToken: "t", from: "+1")).problem
+                == nil)
+        #expect(SMSConfiguration(provider: .webhook, webhook: .init(url: "https://x")).problem != nil)
+        var env = SMSConfiguration(provider: .webhook, webhook: .init(url: "https://x"))
+        env.applyEnvironment(["HEARTH_SMS_WEBHOOK_SECRET": "s"])
+        #expect(env.problem == nil)
+    }
+}
+
+extension SQLiteAuthStore {
+    func pendingPhoneVerifications() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM phone_verifications") ?? 0 }
+    }
+}
