@@ -37,12 +37,14 @@ public final class AuthEngine: Sendable {
     public let random: SecureRandom
     /// Where verification codes go; the development outbox unless a provider is configured.
     public let smsSender: SMSSender
+    /// Checks reCAPTCHA tokens for projects that require them.
+    public let recaptcha: RecaptchaVerifier?
     let logger: Logger
 
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        logger: Logger = Logger(label: "hearth.engine")
+        recaptcha: RecaptchaVerifier? = nil, logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
         self.projects = projects
@@ -51,6 +53,7 @@ public final class AuthEngine: Sendable {
         self.clock = clock
         self.random = random
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
+        self.recaptcha = recaptcha
         self.logger = logger
     }
 

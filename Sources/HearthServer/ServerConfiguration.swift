@@ -24,13 +24,15 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var logLevel: String = "info"
     /// SMS provider for phone sign-in codes; the development outbox unless configured.
     public var sms: SMSConfiguration = .init()
+    /// reCAPTCHA for projects with `phone.appVerification: "recaptcha"`.
+    public var recaptcha: RecaptchaVerifier.Configuration = .init()
     public var projects: [ProjectConfig] = []
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, projects
+            sqliteDurability, logLevel, sms, recaptcha, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -48,6 +50,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         sqliteDurability = try c.decode(.sqliteDurability, default: d.sqliteDurability)
         logLevel = try c.decode(.logLevel, default: d.logLevel)
         sms = try c.decode(.sms, default: d.sms)
+        recaptcha = try c.decode(.recaptcha, default: d.recaptcha)
         projects = try c.decode(.projects, default: d.projects)
     }
 
@@ -70,6 +73,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let v = env["HEARTH_PROJECT"] { defaultProject = v }
         if let v = env["HEARTH_LOG_LEVEL"] { logLevel = v }
         sms.applyEnvironment(env)
+        if let v = env["HEARTH_RECAPTCHA_SECRET"], !v.isEmpty { recaptcha.secret = v }
         if let v = env["HEARTH_PASSWORD_HASH_THREADS"] {
             guard let n = Int(v) else { throw ConfigurationError("HEARTH_PASSWORD_HASH_THREADS must be a number") }
             passwordHashing.threads = n
@@ -87,6 +91,11 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         }
         if let problem = sms.problem { throw ConfigurationError(problem) }
         for p in projects {
+            if p.phone.appVerification == .recaptcha, recaptcha.secret?.isEmpty ?? true {
+                throw ConfigurationError(
+                    "project \(p.projectID) verifies apps with reCAPTCHA: set recaptcha.secret or HEARTH_RECAPTCHA_SECRET"
+                )
+            }
             let tests = p.phone.testPhoneNumbers
             guard tests.count <= 10 else {
                 throw ConfigurationError("project \(p.projectID): at most 10 phone.testPhoneNumbers")

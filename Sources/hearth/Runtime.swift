@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthEngine
+import HearthMessaging
 import HearthPostgres
 import HearthSQLite
 import HearthServer
@@ -49,7 +50,8 @@ struct Runtime {
             store: store,
             projects: ProjectRegistry(defaultProjectID: configuration.defaultProject, projects: configuration.projects),
             idTokens: IDTokenService(keyRing: keyRing), hasher: hasher,
-            smsSender: configuration.sms.makeSender(store: store, logger: logger), logger: logger)
+            smsSender: configuration.sms.makeSender(store: store, logger: logger),
+            recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha), logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }
 

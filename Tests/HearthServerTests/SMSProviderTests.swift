@@ -21,6 +21,8 @@ final class SMSSink: Sendable {
 
     let received = Mutex<[Received]>([])
     let failWith = Mutex<HTTPResponse.Status?>(nil)
+    /// What a successful request is answered with (Twilio's shape by default).
+    let reply = Mutex<(HTTPResponse.Status, String)>((.created, #"{"sid":"SM123","status":"queued"}"#))
 
     /// Runs the sink for the duration of `body`, passing its base URL.
     func serve(_ body: @Sendable (String) async throws -> Void) async throws {
@@ -32,8 +34,8 @@ final class SMSSink: Sendable {
                 return Response(
                     status: status, body: .init(byteBuffer: ByteBuffer(string: #"{"code":21211,"message":"nope"}"#)))
             }
-            return Response(
-                status: .created, body: .init(byteBuffer: ByteBuffer(string: #"{"sid":"SM123","status":"queued"}"#)))
+            let (status, answer) = self.reply.withLock { $0 }
+            return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
@@ -121,6 +123,36 @@ struct SMSProviderTests {
                 let json = try JSONValue(parsing: request.body)
                 #expect(json["phoneNumber"]?.stringValue == "+447400123456")
                 #expect(json["code"]?.stringValue?.count == 6)
+            }
+        }
+    }
+
+    @Test func recaptchaModeAsksForAValidToken() async throws {
+        let siteverify = SMSSink()
+        try await siteverify.serve { base in
+            let verifier = RecaptchaVerifier(
+                configuration: .init(secret: "server-secret", siteverifyURL: base + "/siteverify"))
+            let h = try await Harness(recaptcha: verifier) { $0.phone.appVerification = .recaptcha }
+            try await h.run { (c: Client) async throws in
+                let phone: JSONValue = "+447400123456"
+                #expect(
+                    try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": phone]).errorCode
+                        == "MISSING_APP_CREDENTIAL")
+                #expect(
+                    try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": phone, "iosReceipt": "r"])
+                        .errorCode
+                        == "INVALID_APP_CREDENTIAL")
+                siteverify.reply.withLock { $0 = (.ok, #"{"success":false,"error-codes":["invalid-input-response"]}"#) }
+                let refused = try await c.post(
+                    "/v1/accounts:sendVerificationCode", ["phoneNumber": phone, "recaptchaToken": "bad"])
+                #expect(refused.errorCode == "INVALID_APP_CREDENTIAL")
+                siteverify.reply.withLock { $0 = (.ok, #"{"success":true,"hostname":"localhost"}"#) }
+                let accepted = try await c.post(
+                    "/v1/accounts:sendVerificationCode", ["phoneNumber": phone, "recaptchaToken": "good"])
+                #expect(accepted.status == 200)
+                let check = try #require(siteverify.received.withLock { $0.last })
+                #expect(check.body.contains("secret=server-secret") && check.body.contains("response=good"))
+                #expect(try await h.store.outbox(projectID: h.projectID).count == 1)
             }
         }
     }

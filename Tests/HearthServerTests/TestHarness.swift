@@ -29,7 +29,10 @@ struct Harness {
 
     static let apiKey = "test-api-key"
 
-    init(smsSender: SMSSender? = nil, configure: (inout ProjectConfig) -> Void = { _ in }) async throws {
+    init(
+        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil,
+        configure: (inout ProjectConfig) -> Void = { _ in }
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteAuthStore(path: directory.appendingPathComponent("hearth.sqlite").path)
@@ -43,7 +46,7 @@ struct Harness {
             store: store, projects: ProjectRegistry(defaultProjectID: projectID, projects: [project]),
             idTokens: IDTokenService(keyRing: keyRing),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender)
+            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha)
     }
 
     var router: Router<HearthRequestContext> { HearthApplication.router(engine: engine) }

@@ -1,3 +1,8 @@
+public enum AppVerification: String, Sendable, Equatable, Codable {
+    case disabled
+    case recaptcha
+}
+
 /// How a project signs users in by phone: code rules, abuse limits and test numbers.
 public struct PhoneSettings: Sendable, Equatable, Codable {
     /// Fictional numbers (E.164) with fixed 6-digit codes: no SMS is sent and no limit applies. At most 10.
@@ -18,6 +23,9 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
     /// The project's own SMS text, with `%LOGIN_CODE%` and `%APP_NAME%`; replaces the built-in,
     /// localised ones.
     public var smsTemplate: String?
+    /// `disabled` (no proof asked, the testing mode of the emulator and `isAppVerificationDisabledForTesting`)
+    /// or `recaptcha` (every request must carry a valid `recaptchaToken`).
+    public var appVerification: AppVerification = .disabled
     /// Regions (ISO codes such as "KR") codes may be sent to; empty: all not denied.
     public var allowedRegions: [String] = []
     /// Regions codes are never sent to (Identity Platform's smsRegionConfig deny-list).
@@ -34,7 +42,7 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case testPhoneNumbers, codeLifetimeSeconds, maxCodeAttempts, resendCooldownSeconds, codesPerNumberPerDay,
-            codesPerIPPerMinute, codesPerIPPerHour, appName, smsTemplate, allowedRegions, deniedRegions
+            codesPerIPPerMinute, codesPerIPPerHour, appName, smsTemplate, appVerification, allowedRegions, deniedRegions
     }
 
     public init(from decoder: Decoder) throws {
@@ -50,6 +58,7 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
         codesPerIPPerHour = try c.decode(.codesPerIPPerHour, default: d.codesPerIPPerHour)
         appName = try c.decode(.appName, default: d.appName)
         smsTemplate = try c.decodeIfPresent(String.self, forKey: .smsTemplate)
+        appVerification = try c.decode(.appVerification, default: d.appVerification)
         allowedRegions = try c.decode(.allowedRegions, default: d.allowedRegions)
         deniedRegions = try c.decode(.deniedRegions, default: d.deniedRegions)
     }

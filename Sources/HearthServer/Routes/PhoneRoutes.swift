@@ -5,7 +5,13 @@ import HearthEngine
 extension AuthRoutes {
     func sendVerificationCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let session = try await engine.sendVerificationCode(
-            SendVerificationCodeRequest(phoneNumber: try wire.string("phoneNumber")), origin: origin)
+            SendVerificationCodeRequest(
+                phoneNumber: try wire.string("phoneNumber"),
+                recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
+                hasOtherAppProof: try ["iosReceipt", "playIntegrityToken", "safetyNetToken"].contains {
+                    try wire.string($0) != nil
+                }),
+            origin: origin)
         return ["sessionInfo": .string(session)]
     }
 
