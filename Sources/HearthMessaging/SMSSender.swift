@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import HearthStore
 import Logging
+import NIOCore
 
 /// Delivers verification codes by SMS. Real providers (Twilio, a webhook) plug in here.
 public protocol SMSSender: Sendable {
@@ -23,5 +25,24 @@ public struct OutboxSMSSender: SMSSender {
         logger.notice(
             "development SMS outbox: no SMS sent",
             metadata: ["project": "\(message.projectID)", "phone": "\(message.phoneNumber)", "code": "\(message.code)"])
+    }
+}
+
+/// A provider refused or failed a message.
+public struct SMSDeliveryError: Error, CustomStringConvertible {
+    public let provider: String
+    public let status: Int
+    public let detail: String
+    public var description: String { "\(provider) answered \(status): \(detail.prefix(300))" }
+}
+
+extension HTTPClient {
+    /// Sends a provider request; anything but a 2xx answer is an `SMSDeliveryError`.
+    func deliver(_ request: HTTPClientRequest, to provider: String, timeout: TimeAmount) async throws {
+        let response = try await execute(request, timeout: timeout)
+        let body = try await response.body.collect(upTo: 64 * 1024)
+        guard (200..<300).contains(response.status.code) else {
+            throw SMSDeliveryError(provider: provider, status: Int(response.status.code), detail: String(buffer: body))
+        }
     }
 }

@@ -84,31 +84,6 @@ public struct TwilioSMSSender: SMSSender {
             form.append(("From", from))
         }
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
-        let response = try await client.execute(request, timeout: timeout)
-        let body = try await response.body.collect(upTo: 64 * 1024)
-        guard (200..<300).contains(response.status.code) else {
-            throw SMSDeliveryError(provider: "twilio", status: Int(response.status.code), detail: String(buffer: body))
-        }
-    }
-}
-
-/// A provider refused or failed a message.
-public struct SMSDeliveryError: Error, CustomStringConvertible {
-    public let provider: String
-    public let status: Int
-    public let detail: String
-    public var description: String { "\(provider) answered \(status): \(detail.prefix(300))" }
-}
-
-enum FormEncoding {
-    static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func encode(_ pairs: [(String, String)]) -> String {
-        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-    }
-
-    static func escape(_ s: String) -> String {
-        s.addingPercentEncoding(withAllowedCharacters: unreserved) ?? s
+        try await client.deliver(request, to: "twilio", timeout: timeout)
     }
 }

@@ -48,12 +48,7 @@ public struct WebhookSMSSender: SMSSender {
             name: "X-Hearth-Signature",
             value: "sha256=" + Self.signature(secret: configuration.secret ?? "", timestamp: timestamp, body: bytes))
         request.body = .bytes(ByteBuffer(bytes: bytes))
-        let response = try await client.execute(request, timeout: timeout)
-        let answer = try await response.body.collect(upTo: 64 * 1024)
-        guard (200..<300).contains(response.status.code) else {
-            throw SMSDeliveryError(
-                provider: "webhook", status: Int(response.status.code), detail: String(buffer: answer))
-        }
+        try await client.deliver(request, to: "webhook", timeout: timeout)
     }
 
     /// Hex HMAC-SHA256 of `timestamp.body`: what a receiver recomputes to check a request.
