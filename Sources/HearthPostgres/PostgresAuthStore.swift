@@ -434,6 +434,20 @@ public final class PostgresAuthStore: AuthStore {
             .first?.decode(Int.self) ?? 0
     }
 
+    public func claimInterval(_ key: String, seconds: Int, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        let cutoff = nowMs - Int64(seconds) * 1000
+        // The update applies only when the last event is old enough; otherwise no row is returned.
+        return try await !query(
+            """
+            INSERT INTO counters (key, window_start, count) VALUES (\(key), \(nowMs), 1)
+            ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = counters.count + 1
+            WHERE counters.window_start <= \(cutoff)
+            RETURNING window_start
+            """
+        ).isEmpty
+    }
+
     public func resetCounter(_ key: String) async throws {
         try await query("DELETE FROM counters WHERE key = \(key)")
     }

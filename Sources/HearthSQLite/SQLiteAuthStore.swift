@@ -387,6 +387,21 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func claimInterval(_ key: String, seconds: Int, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        return try await pool.write { db in
+            // The update applies only when the last event is old enough; otherwise nothing is returned.
+            try Int64.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO counters (key, window_start, count) VALUES (?, ?, 1)
+                        ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, count = counters.count + 1
+                        WHERE counters.window_start <= ?
+                        RETURNING window_start
+                        """), arguments: [key, nowMs, nowMs - Int64(seconds) * 1000]) != nil
+        }
+    }
+
     public func resetCounter(_ key: String) async throws {
         try await pool.write { db in
             try db.run("DELETE FROM counters WHERE key = ?", [key])

@@ -79,6 +79,9 @@ public protocol AuthStore: Sendable {
     /// The counter's value in the current window, without changing it.
     func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int
     func resetCounter(_ key: String) async throws
+    /// Records an event under `key` unless the last one recorded was less than `seconds` ago; returns
+    /// whether it was recorded. A sliding cooldown, exact where fixed windows are not.
+    func claimInterval(_ key: String, seconds: Int, now: Date) async throws -> Bool
 
     /// Releases connections. Further calls fail.
     func shutdown() async throws

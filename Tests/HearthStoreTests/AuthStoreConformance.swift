@@ -336,6 +336,17 @@ struct AuthStoreConformance {
     }
 
     @Test(arguments: Backend.available)
+    func intervalClaimsAreSliding(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var claimed: [Bool] = []
+            for (key, second) in [("cool", 0), ("cool", 29), ("cool", 30), ("cool", 59), ("other", 59)] {
+                claimed.append(try await store.claimInterval(key, seconds: 30, now: Fixture.t(second)))
+            }
+            #expect(claimed == [true, false, true, false, true])
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func unknownTokenIsUnknown(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
             try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))

@@ -74,8 +74,12 @@ extension AuthEngine {
             let ip = origin.clientIP ?? "-"
             try await consumeLimit("sms:ip:m:\(ip)", limit: settings.codesPerIPPerMinute, windowSeconds: 60)
             try await consumeLimit("sms:ip:h:\(ip)", limit: settings.codesPerIPPerHour, windowSeconds: 3600)
-            try await consumeLimit(
-                "sms:cool:\(project.projectID):\(phone)", limit: 1, windowSeconds: settings.resendCooldownSeconds)
+            if settings.resendCooldownSeconds > 0,
+                try await !store.claimInterval(
+                    "sms:cool:\(project.projectID):\(phone)", seconds: settings.resendCooldownSeconds, now: clock.now())
+            {
+                throw AuthError(.tooManyAttemptsTryLater)
+            }
             if settings.codesPerNumberPerDay > 0,
                 try await store.incrementCounter(
                     "sms:day:\(project.projectID):\(phone)", windowSeconds: 86400, now: clock.now())
