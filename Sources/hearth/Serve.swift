@@ -26,6 +26,13 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Port to listen on; 0 picks a free one (default 9099). Env: HEARTH_PORT.")
     var port: Int?
 
+    @Flag(
+        name: .long,
+        help:
+            "Development mode: also serve the Firebase emulator's /emulator/v1 routes (SMS codes readable by anyone). So far only verificationCodes. Env: HEARTH_EMULATOR=1."
+    )
+    var emulator = false
+
     func run() async throws {
         var configuration = try options.resolve()
         if let host { configuration.host = host }
@@ -66,9 +73,14 @@ struct Serve: AsyncParsableCommand {
                 minutes += 1
             }
         }
+        let emulatorMode = emulator || ProcessInfo.processInfo.environment["HEARTH_EMULATOR"] == "1"
+        if emulatorMode {
+            logger.warning(
+                "emulator mode: /emulator/v1 routes expose verification codes; never expose this server publicly")
+        }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, logger: logger
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, emulator: emulatorMode, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }

@@ -259,6 +259,25 @@ struct PhoneSignInTests {
         }
     }
 
+    @Test func emulatorModeListsVerificationCodes() async throws {
+        let h = try await harness()
+        try await h.run(emulator: true) { (c: Client) async throws in
+            let sent = try await send(c, "+821012345678")
+            let r = try await c.send("/emulator/v1/projects/\(h.projectID)/verificationCodes", method: .get, key: nil)
+            #expect(r.status == 200)
+            guard case .array(let codes)? = r["verificationCodes"] else { Issue.record("no codes"); return }
+            #expect(codes.count == 1)
+            #expect(codes[0]["phoneNumber"]?.stringValue == "+821012345678")
+            #expect(codes[0]["sessionInfo"]?.stringValue == sent.string("sessionInfo"))
+            #expect(codes[0]["code"]?.stringValue == (try await lastCode(h, "+821012345678")))
+        }
+        // Outside emulator mode the route does not exist.
+        try await h.run { (c: Client) async throws in
+            let r = try await c.send("/emulator/v1/projects/\(h.projectID)/verificationCodes", method: .get, key: nil)
+            #expect(r.status == 404)
+        }
+    }
+
     @Test func legacyPathsWork() async throws {
         let h = try await harness()
         try await h.run { (c: Client) async throws in

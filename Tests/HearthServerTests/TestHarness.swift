@@ -49,11 +49,9 @@ struct Harness {
             clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha)
     }
 
-    var router: Router<HearthRequestContext> { HearthApplication.router(engine: engine) }
-
     /// Runs `body` against the router without a socket.
-    func run(_ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: router)
+    func run(emulator: Bool = false, _ body: @Sendable (Client) async throws -> Void) async throws {
+        let app = Application(router: HearthApplication.router(engine: engine, emulator: emulator))
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }
