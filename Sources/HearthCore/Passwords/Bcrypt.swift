@@ -54,38 +54,14 @@ public struct BcryptHash: Sendable, Equatable {
     }
 
     // bcrypt's base64: its own alphabet, no padding, trailing bits zero.
-    private static let alphabet = Array("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    private static let radix64 = Radix64("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     private static func radix64Encode(_ bytes: [UInt8]) -> Substring {
-        var out = [UInt8]()
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = buffer << 8 | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                out.append(alphabet[Int(buffer >> UInt32(bits) & 63)])
-            }
-        }
-        if bits > 0 { out.append(alphabet[Int(buffer << UInt32(6 - bits) & 63)]) }
-        return Substring(decoding: out, as: UTF8.self)
+        Substring(decoding: radix64.encode(bytes), as: UTF8.self)
     }
 
     private static func radix64Decode(_ text: Substring) -> [UInt8]? {
-        var out = [UInt8]()
-        var buffer: UInt32 = 0
-        var bits = 0
-        for char in text.utf8 {
-            guard let value = alphabet.firstIndex(of: char) else { return nil }
-            buffer = buffer << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
-        }
-        return out
+        radix64.decode(text.utf8)
     }
 }
 
