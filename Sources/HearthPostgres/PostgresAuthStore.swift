@@ -214,7 +214,7 @@ public final class PostgresAuthStore: AuthStore {
                 """
                 SELECT t.rotated_at, t.sealed_successor, f.*
                 FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                WHERE t.hash = \(Data(r.presentedHash))
+                WHERE t.hash = \(Data(r.presentedHash)) AND f.project_id = \(r.projectID)
                 FOR UPDATE OF t
                 """)
             guard let row = rows.first?.makeRandomAccess() else { return .unknown }

@@ -163,8 +163,8 @@ public final class SQLiteAuthStore: AuthStore {
                         SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
                           f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor
                         FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                        WHERE t.hash = ?
-                        """), arguments: [Data(r.presentedHash)])
+                        WHERE t.hash = ? AND f.project_id = ?
+                        """), arguments: [Data(r.presentedHash), r.projectID])
             guard let row else { return .unknown }
             let family = Self.family(from: row)
             if family.revokedAt != nil { return .revoked(family) }

@@ -39,7 +39,8 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
 /// A request to use a refresh token.
 ///
 /// The rules, applied in one transaction:
-/// - unknown hash → `.unknown`; revoked family → `.revoked`;
+/// - unknown hash, or a token of another project → `.unknown` (nothing changes);
+/// - revoked family → `.revoked`;
 /// - `rotate == false` → `.kept` (the same token stays valid);
 /// - the family's current token → the successor is stored, the presented token remembers it
 ///   (sealed so only a holder of the presented token can open it) → `.rotated`;
@@ -47,6 +48,8 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
 ///   so racing tabs, threads and processes all get the same successor;
 /// - a token rotated longer ago → the family is revoked (`reuseDetected`) → `.reuseDetected`.
 public struct RefreshRotation: Sendable {
+    /// The project the request came in for; a token of another project is unknown here.
+    public var projectID: String
     public var presentedHash: [UInt8]
     public var successorHash: [UInt8]
     /// The successor token encrypted under a key derived from the presented token.
@@ -56,9 +59,10 @@ public struct RefreshRotation: Sendable {
     public var rotate: Bool
 
     public init(
-        presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date, graceSeconds: Int,
-        rotate: Bool
+        projectID: String, presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date,
+        graceSeconds: Int, rotate: Bool
     ) {
+        self.projectID = projectID
         self.presentedHash = presentedHash
         self.successorHash = successorHash
         self.sealedSuccessor = sealedSuccessor

@@ -347,6 +347,18 @@ struct AuthStoreConformance {
     }
 
     @Test(arguments: Backend.available)
+    func aTokenOfAnotherProjectIsUnknownAndUntouched(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))
+            let elsewhere = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", project: "p2"))
+            #expect(elsewhere == .unknown)
+            // Still the current token in its own project: a first use, not a reuse.
+            let home = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3600)))
+            #expect(home == .rotated(Fixture.family()))
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func unknownTokenIsUnknown(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
             try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))
@@ -748,12 +760,14 @@ enum Fixture {
     static func sealed(_ token: String) -> [UInt8] { Array("sealed:\(token)".utf8) }
 
     static func rotation(
-        _ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true
+        _ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true,
+        project: String = "p1"
     )
         -> RefreshRotation
     {
         RefreshRotation(
-            presentedHash: hash(presented), successorHash: hash(successor), sealedSuccessor: sealed(successor),
+            projectID: project, presentedHash: hash(presented), successorHash: hash(successor),
+            sealedSuccessor: sealed(successor),
             now: now,
             graceSeconds: grace, rotate: rotate)
     }

@@ -32,7 +32,8 @@ extension AuthEngine {
         let successor = RefreshTokenCodec.generate(random: random)
         let outcome = try await store.rotateRefreshToken(
             RefreshRotation(
-                presentedHash: RefreshTokenCodec.hash(presented), successorHash: RefreshTokenCodec.hash(successor),
+                projectID: project.projectID, presentedHash: RefreshTokenCodec.hash(presented),
+                successorHash: RefreshTokenCodec.hash(successor),
                 sealedSuccessor: try RefreshTokenCodec.seal(successor: successor, under: presented), now: now,
                 graceSeconds: project.tokens.refreshReuseGraceSeconds, rotate: project.tokens.rotateRefreshTokens))
 
@@ -58,7 +59,6 @@ extension AuthEngine {
             }
             (family, next) = (f, earlier)
         }
-        guard family.projectID == project.projectID else { throw AuthError(.invalidRefreshToken) }
         guard var user = try await store.user(projectID: family.projectID, uid: family.uid) else {
             throw AuthError(.userNotFound)
         }

@@ -47,10 +47,15 @@ public final class PasswordHasher: Sendable {
             _ = try await run { [decoy] in decoy.verify(password) }
             return false
         }
-        let isNative = !stored.needsUpgrade(to: parameters)
+        // Digest, HMAC and PBKDF2 imports are fast enough to tell apart; scrypt variants and bcrypt are not.
+        let isFast: Bool
+        switch stored {
+        case .scrypt, .firebaseScrypt, .standardScrypt, .bcrypt: isFast = false
+        case .pbkdf2, .hmac, .digest: isFast = true
+        }
         return try await run { [decoy] in
             let ok = stored.verify(password)
-            if !isNative { _ = decoy.verify(password) }
+            if isFast { _ = decoy.verify(password) }
             return ok
         }
     }
