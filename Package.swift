@@ -82,7 +82,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthEngine", "HearthMessaging",
+                "HearthEngine", "HearthMessaging", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -11,11 +11,14 @@ public struct RequestOrigin: Sendable {
     public var clientIP: String?
     /// The client's language (`X-Firebase-Locale`, what `Auth.languageCode` sets), for SMS and e-mail text.
     public var locale: String?
+    /// Authenticated with admin credentials (a service account's access token, or the emulator's `owner`).
+    public var isAdmin: Bool
 
-    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil) {
+    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false) {
         self.project = project
         self.clientIP = clientIP
         self.locale = locale
+        self.isAdmin = isAdmin
     }
 }
 
@@ -57,23 +60,29 @@ public final class AuthEngine: Sendable {
         self.logger = logger
     }
 
+    /// Emulator mode (`hearth serve --emulator`): unsigned tokens, as the Firebase Auth Emulator issues and accepts.
+    public var isEmulator: Bool { idTokens.unsigned }
+
     /// `validSince` and JWT times have whole-second precision.
     func nowSecond() -> Date { Date(timeIntervalSince1970: Double(clock.now().secondsSince1970)) }
 
     // MARK: Sessions
 
     /// Starts a refresh-token family for `user` and mints its first ID token.
-    func startSession(for user: UserRecord, provider: String, origin: RequestOrigin) async throws -> SessionTokens {
+    /// `extraClaims` (a custom token's claims) go into every ID token of the session.
+    func startSession(for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil)
+        async throws -> SessionTokens
+    {
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
             id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
-            signInProvider: provider,
-            createdAt: now)
+            signInProvider: provider, createdAt: now, extraClaims: extraClaims)
         try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
-            user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now)
+            user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now,
+            extraClaims: extraClaims)
         return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
     }
 
@@ -105,6 +114,7 @@ public final class AuthEngine: Sendable {
         case .phoneNumberExists?: AuthError(.phoneNumberExists)
         case .uidExists?: AuthError(.duplicateLocalID)
         case .userNotFound?: AuthError(.userNotFound)
+        case .providerLinkExists?: AuthError(.federatedUserIDAlreadyLinked)
         case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")
         case nil: error
         }

@@ -98,18 +98,7 @@ public final class PostgresAuthStore: AuthStore {
             try await Self.checkUniqueFields(db, user)
             // A concurrent insert that passed the same checks makes this fail with a unique violation,
             // which `transaction` turns into the same StoreError.
-            try await db.run(
-                """
-                INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
-                  password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-                  last_refresh_at, custom_claims, custom_auth, version)
-                VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
-                  \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
-                  \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
-                  \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
-                  \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth), \(user.version))
-                """)
-            try await Self.writeProviders(db, user)
+            try await Self.insertRow(db, user)
         }
     }
 
@@ -194,9 +183,9 @@ public final class PostgresAuthStore: AuthStore {
         try await transaction { db in
             try await db.run(
                 """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims)
                 VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
-                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970))
+                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims))
                 """)
             try await db.run(
                 """
@@ -515,6 +504,22 @@ extension PostgresAuthStore {
         if !taken.isEmpty { throw StoreError.emailExists }
     }
 
+    /// Inserts the user's row and provider links; uniqueness is the caller's to check.
+    static func insertRow(_ db: Transaction, _ user: UserRecord) async throws {
+        try await db.run(
+            """
+            INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
+              password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
+              last_refresh_at, custom_claims, custom_auth, version)
+            VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
+              \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
+              \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
+              \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
+              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth), \(user.version))
+            """)
+        try await writeProviders(db, user)
+    }
+
     static func writeProviders(_ db: Transaction, _ user: UserRecord) async throws {
         for p in user.providers {
             try await db.run(
@@ -529,37 +534,49 @@ extension PostgresAuthStore {
 
     /// A user and their provider links in one statement, so both come from the same snapshot:
     /// one row per link, or a single row with NULL link columns.
-    static let selectUser = """
-        SELECT u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
+    static let userColumns = """
+        u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
           l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number
+        """
+    static let selectUser = """
+        SELECT \(userColumns)
         FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
         """
     /// Byte-wise order, as SQLite sorts, whatever the database's collation.
     static let orderLinks = #"ORDER BY l.provider_id COLLATE "C", l.raw_id COLLATE "C""#
 
     static func user(from rows: [PostgresRow]) throws -> UserRecord? {
-        guard let first = rows.first?.makeRandomAccess() else { return nil }
-        var user = UserRecord(
-            projectID: try first["project_id"].decode(String.self),
-            uid: try first["uid"].decode(String.self),
-            email: try first["email"].decode(String?.self),
-            emailVerified: try first["email_verified"].decode(Bool.self),
-            displayName: try first["display_name"].decode(String?.self),
-            photoURL: try first["photo_url"].decode(String?.self),
-            phoneNumber: try first["phone_number"].decode(String?.self),
-            passwordHash: try first["password_hash"].decode(String?.self),
-            passwordUpdatedAt: try date(first["password_updated_at"]),
-            validSince: Date(millisecondsSince1970: try first["valid_since"].decode(Int64.self)),
-            disabled: try first["disabled"].decode(Bool.self),
-            createdAt: Date(millisecondsSince1970: try first["created_at"].decode(Int64.self)),
-            lastLoginAt: try date(first["last_login_at"]),
-            lastRefreshAt: try date(first["last_refresh_at"]),
-            customClaims: try first["custom_claims"].decode(String?.self),
-            customAuth: try first["custom_auth"].decode(Bool.self),
-            version: try first["version"].decode(Int64.self))
+        try users(from: rows).first
+    }
+
+    /// Users from rows of `userColumns`, one row per provider link, each user's rows adjacent.
+    static func users(from rows: [PostgresRow]) throws -> [UserRecord] {
+        var users: [UserRecord] = []
         for row in rows.map({ $0.makeRandomAccess() }) {
+            let uid = try row["uid"].decode(String.self)
+            if users.last?.uid != uid {
+                users.append(
+                    UserRecord(
+                        projectID: try row["project_id"].decode(String.self),
+                        uid: uid,
+                        email: try row["email"].decode(String?.self),
+                        emailVerified: try row["email_verified"].decode(Bool.self),
+                        displayName: try row["display_name"].decode(String?.self),
+                        photoURL: try row["photo_url"].decode(String?.self),
+                        phoneNumber: try row["phone_number"].decode(String?.self),
+                        passwordHash: try row["password_hash"].decode(String?.self),
+                        passwordUpdatedAt: try date(row["password_updated_at"]),
+                        validSince: Date(millisecondsSince1970: try row["valid_since"].decode(Int64.self)),
+                        disabled: try row["disabled"].decode(Bool.self),
+                        createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
+                        lastLoginAt: try date(row["last_login_at"]),
+                        lastRefreshAt: try date(row["last_refresh_at"]),
+                        customClaims: try row["custom_claims"].decode(String?.self),
+                        customAuth: try row["custom_auth"].decode(Bool.self),
+                        version: try row["version"].decode(Int64.self)))
+            }
             guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
-            user.providers.append(
+            users[users.count - 1].providers.append(
                 ProviderUserInfo(
                     providerID: providerID, rawID: try row["raw_id"].decode(String.self),
                     federatedID: try row["federated_id"].decode(String?.self),
@@ -568,7 +585,7 @@ extension PostgresAuthStore {
                     photoURL: try row["link_photo_url"].decode(String?.self),
                     phoneNumber: try row["link_phone_number"].decode(String?.self)))
         }
-        return user
+        return users
     }
 
     static func date(_ cell: PostgresCell) throws -> Date? {
@@ -584,8 +601,8 @@ extension PostgresAuthStore {
             signInProvider: try row["sign_in_provider"].decode(String.self),
             createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
             revokedAt: try date(row["revoked_at"]),
-            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:))
-        )
+            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:)),
+            extraClaims: try row["extra_claims"].decode(String?.self))
     }
 
     static func revokeFamilies(

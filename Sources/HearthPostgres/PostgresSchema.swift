@@ -150,5 +150,28 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id)",
             ]),
+        // Administration: service-account public keys, run-time project settings, per-session claims.
+        Migration(
+            version: "v4",
+            statements: [
+                "ALTER TABLE refresh_families ADD COLUMN extra_claims TEXT",
+                """
+                CREATE TABLE service_account_keys (
+                  key_id TEXT PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  client_email TEXT NOT NULL,
+                  public_key BYTEA NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  revoked_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE project_settings (
+                  project_id TEXT PRIMARY KEY,
+                  settings TEXT NOT NULL,
+                  updated_at BIGINT NOT NULL
+                )
+                """,
+            ]),
     ]
 }

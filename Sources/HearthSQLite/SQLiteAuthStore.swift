@@ -46,14 +46,7 @@ public final class SQLiteAuthStore: AuthStore {
                 throw StoreError.uidExists
             }
             try Self.checkUniqueFields(db, user)
-            try db.run(
-                """
-                INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
-                  password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-                  last_refresh_at, custom_claims, custom_auth, version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, StatementArguments(Self.userArguments(user) + [user.version]))
-            try Self.writeProviders(db, user)
+            try Self.insertRow(db, user)
         }
     }
 
@@ -141,13 +134,12 @@ public final class SQLiteAuthStore: AuthStore {
         try await pool.write { db in
             try db.run(
                 """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
-                    family.signInProvider,
-                    family.createdAt.millisecondsSince1970,
+                    family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
                 ])
             try db.run(
                 "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
@@ -161,12 +153,13 @@ public final class SQLiteAuthStore: AuthStore {
                 db.cachedStatement(
                     sql: """
                         SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
-                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor
+                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims
                         FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
                         WHERE t.hash = ? AND f.project_id = ?
                         """), arguments: [Data(r.presentedHash), r.projectID])
             guard let row else { return .unknown }
-            let family = Self.family(from: row)
+            var family = Self.family(from: row)
+            family.extraClaims = row[10]
             if family.revokedAt != nil { return .revoked(family) }
             if !r.rotate { return .kept(family) }
             let nowMs = r.now.millisecondsSince1970
@@ -450,6 +443,18 @@ extension SQLiteAuthStore {
         ]
     }
 
+    /// Inserts the user's row and provider links; uniqueness is the caller's to check.
+    static func insertRow(_ db: Database, _ user: UserRecord) throws {
+        try db.run(
+            """
+            INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
+              password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
+              last_refresh_at, custom_claims, custom_auth, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, StatementArguments(userArguments(user) + [user.version]))
+        try writeProviders(db, user)
+    }
+
     static func writeProviders(_ db: Database, _ user: UserRecord) throws {
         for p in user.providers {
             try db.run(
@@ -464,33 +469,48 @@ extension SQLiteAuthStore {
         }
     }
 
+    /// The columns `users(from:)` reads, by position: GRDB's by-name lookup lower-cases the name on every access.
+    static let userColumns = """
+        u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
+          u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
+          u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
+          l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number
+        """
+
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
-    /// Columns are read by position: GRDB's by-name lookup lower-cases the name on every access.
     static func fetchUser(_ db: Database, where condition: String, _ args: StatementArguments) throws -> UserRecord? {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
-                      u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
-                      u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
-                      l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number
+                    SELECT \(userColumns)
                     FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
                     WHERE \(condition) ORDER BY l.provider_id
                     """), arguments: args)
-        guard let row = rows.first else { return nil }
-        var user = UserRecord(
-            projectID: row[0], uid: row[1], email: row[2], emailVerified: row[3], displayName: row[4],
-            photoURL: row[5], phoneNumber: row[6], passwordHash: row[7], passwordUpdatedAt: date(row[8]),
-            validSince: Date(millisecondsSince1970: row[9]), disabled: row[10],
-            createdAt: Date(millisecondsSince1970: row[11]), lastLoginAt: date(row[12]), lastRefreshAt: date(row[13]),
-            customClaims: row[14], customAuth: row[15], version: row[16])
-        user.providers = rows.compactMap { l in
-            guard let providerID = l[17] as String? else { return nil }
-            return ProviderUserInfo(
-                providerID: providerID, rawID: l[18], federatedID: l[19], email: l[20], displayName: l[21],
-                photoURL: l[22], phoneNumber: l[23])
+        return users(from: rows).first
+    }
+
+    /// Users from rows of `userColumns`, one row per provider link, each user's rows adjacent.
+    static func users(from rows: [Row]) -> [UserRecord] {
+        var users: [UserRecord] = []
+        for row in rows {
+            let uid: String = row[1]
+            if users.last?.uid != uid || users.last?.projectID != row[0] {
+                users.append(
+                    UserRecord(
+                        projectID: row[0], uid: uid, email: row[2], emailVerified: row[3], displayName: row[4],
+                        photoURL: row[5], phoneNumber: row[6], passwordHash: row[7], passwordUpdatedAt: date(row[8]),
+                        validSince: Date(millisecondsSince1970: row[9]), disabled: row[10],
+                        createdAt: Date(millisecondsSince1970: row[11]), lastLoginAt: date(row[12]),
+                        lastRefreshAt: date(row[13]), customClaims: row[14], customAuth: row[15], version: row[16]))
+            }
+            if let providerID = row[17] as String? {
+                users[users.count - 1].providers.append(
+                    ProviderUserInfo(
+                        providerID: providerID, rawID: row[18], federatedID: row[19], email: row[20],
+                        displayName: row[21], photoURL: row[22], phoneNumber: row[23]))
+            }
         }
-        return user
+        return users
     }
 
     static func date(_ ms: Int64?) -> Date? { ms.map(Date.init(millisecondsSince1970:)) }

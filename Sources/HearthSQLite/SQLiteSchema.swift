@@ -125,6 +125,29 @@ enum SQLiteSchema {
                     CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id);
                     """)
         }
+        // Administration: service-account public keys, run-time project settings, and per-session claims
+        // (a custom token's `claims`, carried into every ID token the session mints).
+        m.registerMigration("v4") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE refresh_families ADD COLUMN extra_claims TEXT;
+
+                    CREATE TABLE service_account_keys (
+                      key_id TEXT PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      client_email TEXT NOT NULL,
+                      public_key BLOB NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      revoked_at INTEGER
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE project_settings (
+                      project_id TEXT PRIMARY KEY NOT NULL,
+                      settings TEXT NOT NULL,
+                      updated_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return m
     }
 }

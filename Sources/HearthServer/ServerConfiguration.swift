@@ -96,18 +96,8 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
                     "project \(p.projectID) verifies apps with reCAPTCHA: set recaptcha.secret or HEARTH_RECAPTCHA_SECRET"
                 )
             }
-            let tests = p.phone.testPhoneNumbers
-            guard tests.count <= 10 else {
-                throw ConfigurationError("project \(p.projectID): at most 10 phone.testPhoneNumbers")
-            }
-            for (number, code) in tests {
-                guard (try? PhoneNumber.normalize(number, check: .length)) == number else {
-                    throw ConfigurationError(
-                        "project \(p.projectID): test phone number \(number) must be in E.164 form, like +16505553434")
-                }
-                guard code.utf8.count == 6, code.utf8.allSatisfy({ (48...57).contains($0) }) else {
-                    throw ConfigurationError("project \(p.projectID): the code for \(number) must be six digits")
-                }
+            do { try PhoneSettings.validate(testPhoneNumbers: p.phone.testPhoneNumbers) } catch {
+                throw ConfigurationError("project \(p.projectID): \(error.detail ?? error.message)")
             }
             guard p.passwordPolicy.minLength >= 1, p.passwordPolicy.maxLength >= p.passwordPolicy.minLength else {
                 throw ConfigurationError("project \(p.projectID): passwordPolicy needs 1 <= minLength <= maxLength")

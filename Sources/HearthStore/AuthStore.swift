@@ -83,6 +83,27 @@ public protocol AuthStore: Sendable {
     /// whether it was recorded. A sliding cooldown, exact where fixed windows are not.
     func claimInterval(_ key: String, seconds: Int, now: Date) async throws -> Bool
 
+    // MARK: Administration
+
+    /// A page of a project's users in `uid` order, starting after `afterUID`.
+    func users(projectID: String, afterUID: String?, limit: Int) async throws -> [UserRecord]
+    /// Imports a batch in one transaction. Each user is inserted, or replaces the stored user with its uid when
+    /// `overwrite` is set; a user that would break uniqueness is skipped and reported by its index.
+    func importUsers(_ users: [UserRecord], overwrite: Bool) async throws -> [Int: StoreError]
+    /// Deletes every user of a project with their sessions (the emulator's reset); returns how many.
+    func deleteAllUsers(projectID: String) async throws -> Int
+
+    func insertServiceAccountKey(_ key: ServiceAccountKey) async throws
+    func serviceAccountKey(keyID: String) async throws -> ServiceAccountKey?
+    /// Every key, revoked ones included, oldest first.
+    func serviceAccountKeys() async throws -> [ServiceAccountKey]
+    /// Returns whether a live key was revoked.
+    func revokeServiceAccountKey(keyID: String, at: Date) async throws -> Bool
+
+    /// Project settings changed at run time through the admin config API, as JSON object text.
+    func projectSettings(projectID: String) async throws -> String?
+    func saveProjectSettings(projectID: String, settings: String, at: Date) async throws
+
     /// Releases connections. Further calls fail.
     func shutdown() async throws
 }
@@ -94,4 +115,6 @@ public enum StoreError: Error, Sendable, Equatable {
     case phoneNumberExists
     case userNotFound
     case versionConflict
+    /// A provider identity (provider id and raw id) already belongs to another user.
+    case providerLinkExists
 }

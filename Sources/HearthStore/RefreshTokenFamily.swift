@@ -14,11 +14,14 @@ public struct RefreshTokenFamily: Sendable, Equatable {
     public var createdAt: Date
     public var revokedAt: Date?
     public var revokeReason: RefreshRevocationReason?
+    /// Claims that every ID token of this session carries, as JSON object text: a custom token's `claims`.
+    public var extraClaims: String?
 
     public init(
         id: String, projectID: String, uid: String, authTime: Date, signInProvider: String, createdAt: Date,
-        revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil
+        revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil, extraClaims: String? = nil
     ) {
+        self.extraClaims = extraClaims
         self.id = id
         self.projectID = projectID
         self.uid = uid

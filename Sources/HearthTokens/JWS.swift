@@ -3,7 +3,8 @@ import CryptoExtras
 import Foundation
 import HearthCore
 
-/// Compact JWS with RS256 only: the one algorithm Hearth signs with and accepts for its own tokens.
+/// Compact JWS with RS256: the one algorithm Hearth signs with and accepts for its own tokens
+/// (`alg: none` only in emulator mode, as the Firebase Auth Emulator does).
 ///
 /// Signing goes straight to swift-crypto rather than through jwt-kit's `JWTKeyCollection`,
 /// which is an actor and would serialise every signature onto one thread.
@@ -16,11 +17,19 @@ public enum JWS {
     }
 
     /// `header.payload.signature` for the given payload, signed with `key`.
-    public static func signRS256(payload: JSONValue, kid: String, key: _RSA.Signing.PrivateKey) throws -> String {
-        let header: JSONValue = ["alg": "RS256", "kid": .string(kid), "typ": "JWT"]
+    public static func signRS256(
+        payload: JSONValue, kid: String, key: _RSA.Signing.PrivateKey, type: String = "JWT"
+    ) throws -> String {
+        let header: JSONValue = ["alg": "RS256", "kid": .string(kid), "typ": .string(type)]
         let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes)
         let signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
         return input + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    /// An unsecured JWS (`alg: none`, empty signature): what the Firebase Auth Emulator issues.
+    public static func unsigned(payload: JSONValue) -> String {
+        let header: JSONValue = ["alg": "none", "typ": "JWT"]
+        return Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes) + "."
     }
 
     /// Splits and decodes a compact JWS without checking its signature. Nil when malformed.

@@ -38,7 +38,10 @@ struct Runtime {
         return SigningKeyRing(store: store, kek: kek, clock: .system)
     }
 
-    static func start(_ configuration: ServerConfiguration, logger: Logger) async throws -> Runtime {
+    /// - Parameter emulator: Firebase Auth Emulator parity: unsigned tokens, any project id, `Bearer owner` as admin.
+    static func start(_ configuration: ServerConfiguration, logger: Logger, emulator: Bool = false) async throws
+        -> Runtime
+    {
         try configuration.validate()
         let store = try await openStore(configuration, logger: logger)
         let keyRing = try keyRing(configuration, store: store)
@@ -46,13 +49,24 @@ struct Runtime {
         let hashing = configuration.passwordHashing
         let hasher = PasswordHasher(
             threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
+        let projects = ProjectRegistry(
+            defaultProjectID: configuration.defaultProject, projects: configuration.projects, servesAnyProject: emulator)
+        try await loadProjectSettings(projects, store: store, logger: logger)
         let engine = AuthEngine(
-            store: store,
-            projects: ProjectRegistry(defaultProjectID: configuration.defaultProject, projects: configuration.projects),
-            idTokens: IDTokenService(keyRing: keyRing), hasher: hasher,
+            store: store, projects: projects, idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
+            hasher: hasher,
             smsSender: configuration.sms.makeSender(store: store, logger: logger),
             recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha), logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
+    }
+
+    /// Applies the settings changed at run time through the admin config API; one that no longer fits the
+    /// config file is reported and skipped rather than stopping the server.
+    static func loadProjectSettings(_ projects: ProjectRegistry, store: AuthStore, logger: Logger) async throws {
+        for problem in try await projects.load(from: store) {
+            logger.warning(
+                "stored settings of project \(problem.projectID) not applied: \(problem.error.message)")
+        }
     }
 
     func shutdown() async {

@@ -29,7 +29,7 @@ struct Serve: AsyncParsableCommand {
     @Flag(
         name: .long,
         help:
-            "Development mode: also serve the Firebase emulator's /emulator/v1 routes (SMS codes readable by anyone). So far only verificationCodes. Env: HEARTH_EMULATOR=1."
+            "Development and CI mode, a drop-in for the Firebase Auth Emulator: unsigned (alg none) tokens, 'Authorization: Bearer owner' accepted as admin, any project id served, unsigned custom tokens accepted, and the /emulator/v1 routes (accounts reset, config, oobCodes, verificationCodes). Never expose it publicly. Env: HEARTH_EMULATOR=1."
     )
     var emulator = false
 
@@ -38,9 +38,10 @@ struct Serve: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         let logger = Runtime.logger(configuration)
+        let emulatorMode = emulator || ProcessInfo.processInfo.environment["HEARTH_EMULATOR"] == "1"
         let runtime: Runtime
         do {
-            runtime = try await Runtime.start(configuration, logger: logger)
+            runtime = try await Runtime.start(configuration, logger: logger, emulator: emulatorMode)
         } catch let error as ConfigurationError {
             throw ValidationError(error.description)
         }
@@ -65,6 +66,7 @@ struct Serve: AsyncParsableCommand {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(60))
                 try? await runtime.keyRing.load()
+                try? await Runtime.loadProjectSettings(runtime.engine.projects, store: runtime.store, logger: logger)
                 if minutes % 60 == 0 {
                     do { try await runtime.engine.purgeOldSessions() } catch {
                         logger.warning("purging old refresh tokens failed", metadata: ["error": "\(error)"])
@@ -73,10 +75,10 @@ struct Serve: AsyncParsableCommand {
                 minutes += 1
             }
         }
-        let emulatorMode = emulator || ProcessInfo.processInfo.environment["HEARTH_EMULATOR"] == "1"
         if emulatorMode {
             logger.warning(
-                "emulator mode: /emulator/v1 routes expose verification codes; never expose this server publicly")
+                "emulator mode: unsigned tokens, 'Bearer owner' is an admin, /emulator/v1 routes expose codes; never expose this server publicly"
+            )
         }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,

@@ -26,13 +26,16 @@ struct Harness {
     let clock: ManualClock
     let directory: URL
     let projectID: String
+    /// Firebase Auth Emulator parity: unsigned tokens, any project, `Bearer owner`, the /emulator routes.
+    let emulator: Bool
 
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil,
+        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
+        self.emulator = emulator
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteAuthStore(path: directory.appendingPathComponent("hearth.sqlite").path)
@@ -43,15 +46,16 @@ struct Harness {
         let keyRing = SigningKeyRing(store: store, kek: nil, clock: clock.authClock)
         try await keyRing.load()
         engine = AuthEngine(
-            store: store, projects: ProjectRegistry(defaultProjectID: projectID, projects: [project]),
-            idTokens: IDTokenService(keyRing: keyRing),
+            store: store,
+            projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
+            idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
             clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha)
     }
 
     /// Runs `body` against the router without a socket.
     func run(emulator: Bool = false, _ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: engine, emulator: emulator))
+        let app = Application(router: HearthApplication.router(engine: engine, emulator: emulator || self.emulator))
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }
@@ -122,7 +126,7 @@ struct Client: Sendable {
 /// The payload of a JWT, unverified, for asserting claims.
 func claims(of token: String?) throws -> [String: JSONValue] {
     let token = try #require(token)
-    let parts = token.split(separator: ".")
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     try #require(parts.count == 3)
     let payload = try #require(Base64URL.decode(parts[1]))
     return try #require(try JSONValue.parse(payload).objectValue)

@@ -46,6 +46,7 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case missingAppCredential = "MISSING_APP_CREDENTIAL"
     case invalidAppCredential = "INVALID_APP_CREDENTIAL"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
+    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
     case localIDExists = "LOCAL_ID_EXISTS"
     case invalidLocalID = "INVALID_LOCAL_ID"
@@ -60,6 +61,32 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case claimsTooLarge = "CLAIMS_TOO_LARGE"
     case invalidTenantID = "INVALID_TENANT_ID"
     case tenantIDMismatch = "TENANT_ID_MISMATCH"
+
+    // Admin: batches, imports, session cookies
+    case missingUserAccount = "MISSING_USER_ACCOUNT"
+    case duplicateEmail = "DUPLICATE_EMAIL"
+    case duplicateRawID = "DUPLICATE_RAW_ID"
+    case maximumUserCountExceeded = "MAXIMUM_USER_COUNT_EXCEEDED"
+    case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
+    case invalidPageSelection = "INVALID_PAGE_SELECTION"
+    case invalidHashAlgorithm = "INVALID_HASH_ALGORITHM"
+    case invalidHashKey = "INVALID_HASH_KEY"
+    case invalidHashRounds = "INVALID_HASH_ROUNDS"
+    case invalidHashMemoryCost = "INVALID_HASH_MEMORY_COST"
+    case invalidHashBlockSize = "INVALID_HASH_BLOCK_SIZE"
+    case invalidHashParallelization = "INVALID_HASH_PARALLELIZATION"
+    case invalidHashDerivedKeyLength = "INVALID_HASH_DERIVED_KEY_LENGTH"
+    case invalidDuration = "INVALID_DURATION"
+    case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
+    case credentialMismatch = "CREDENTIAL_MISMATCH"
+    case missingCustomToken = "MISSING_CUSTOM_TOKEN"
+    case invalidConfig = "INVALID_CONFIG"
+    case invalidTestingPhoneNumber = "INVALID_TESTING_PHONE_NUMBER"
+
+    // OAuth 2.0 token endpoint (RFC 6749 §5.2), answered in OAuth's own error shape
+    case oauthInvalidRequest = "invalid_request"
+    case oauthInvalidGrant = "invalid_grant"
+    case oauthUnsupportedGrantType = "unsupported_grant_type"
 
     // Tokens
     case invalidIDToken = "INVALID_ID_TOKEN"

@@ -73,29 +73,7 @@ extension AuthEngine {
         }
         if let name = request.displayName { user.displayName = name.isEmpty ? nil : name }
         if let photo = request.photoURL { user.photoURL = photo.isEmpty ? nil : photo }
-        for attribute in request.deleteAttributes {
-            switch attribute {
-            case .displayName: user.displayName = nil
-            case .photoURL: user.photoURL = nil
-            case .password: user.passwordHash = nil
-            case .email:
-                user.email = nil
-                user.emailVerified = false
-            case .unspecified: break
-            }
-        }
-        for provider in request.deleteProviders {
-            switch provider {
-            case ProviderID.password:
-                user.email = nil
-                user.emailVerified = false
-                user.passwordHash = nil
-            case ProviderID.phone:
-                user.phoneNumber = nil
-            default:
-                user.providers.removeAll { $0.providerID == provider }
-            }
-        }
+        user.delete(attributes: request.deleteAttributes, providers: request.deleteProviders)
 
         var tokens: SessionTokens?
         if changesCredentials {
@@ -109,5 +87,34 @@ extension AuthEngine {
             tokens = try await startSession(for: user, provider: provider, origin: origin)
         }
         return AccountResult(user: user, tokens: tokens, isNewUser: false)
+    }
+}
+
+extension UserRecord {
+    /// `deleteAttribute` and `deleteProvider` of `accounts:update`, for users and admins alike.
+    mutating func delete(attributes: [UpdateAccountRequest.Attribute], providers: [String]) {
+        for attribute in attributes {
+            switch attribute {
+            case .displayName: displayName = nil
+            case .photoURL: photoURL = nil
+            case .password: passwordHash = nil
+            case .email:
+                email = nil
+                emailVerified = false
+            case .unspecified: break
+            }
+        }
+        for provider in providers {
+            switch provider {
+            case ProviderID.password:
+                email = nil
+                emailVerified = false
+                passwordHash = nil
+            case ProviderID.phone:
+                phoneNumber = nil
+            default:
+                self.providers.removeAll { $0.providerID == provider }
+            }
+        }
     }
 }

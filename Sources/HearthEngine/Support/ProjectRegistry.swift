@@ -1,25 +1,45 @@
 import HearthCore
+import HearthStore
+import Synchronization
 
-/// The projects this server serves and which API key belongs to which.
-public struct ProjectRegistry: Sendable {
+/// The projects this server serves, which API key belongs to which, and the settings changed at run time
+/// (through `/v2/projects/{p}/config` or the emulator's config route) laid over the config file's.
+public final class ProjectRegistry: Sendable {
     public let defaultProjectID: String
-    private let projects: [String: ProjectConfig]
-    private let keyToProject: [String: String]
+    /// Emulator mode: any project id is served, with default settings, as the Firebase Auth Emulator does.
+    public let servesAnyProject: Bool
+    private let fileConfigs: [String: ProjectConfig]
+    private let state: Mutex<State>
 
-    public init(defaultProjectID: String, projects: [ProjectConfig]) {
+    struct State {
+        var projects: [String: ProjectConfig]
+        var settings: [String: [String: JSONValue]] = [:]
+        var keyToProject: [String: String] = [:]
+
+        mutating func index() {
+            keyToProject = [:]
+            for p in projects.values { for k in p.apiKeys { keyToProject[k] = p.projectID } }
+        }
+    }
+
+    public init(defaultProjectID: String, projects: [ProjectConfig], servesAnyProject: Bool = false) {
         var map: [String: ProjectConfig] = [:]
         for p in projects { map[p.projectID] = p }
         if map[defaultProjectID] == nil { map[defaultProjectID] = ProjectConfig(projectID: defaultProjectID) }
         self.defaultProjectID = defaultProjectID
-        self.projects = map
-        var keys: [String: String] = [:]
-        for p in map.values { for k in p.apiKeys { keys[k] = p.projectID } }
-        keyToProject = keys
+        self.servesAnyProject = servesAnyProject
+        fileConfigs = map
+        var state = State(projects: map)
+        state.index()
+        self.state = Mutex(state)
     }
 
-    public var all: [ProjectConfig] { projects.values.sorted { $0.projectID < $1.projectID } }
+    public var all: [ProjectConfig] { state.withLock { $0.projects.values.sorted { $0.projectID < $1.projectID } } }
 
-    public func config(_ projectID: String) -> ProjectConfig? { projects[projectID] }
+    public func config(_ projectID: String) -> ProjectConfig? {
+        if let config = state.withLock({ $0.projects[projectID] }) { return config }
+        return servesAnyProject && !projectID.isEmpty ? ProjectConfig(projectID: projectID) : nil
+    }
 
     /// The project a client request belongs to, from its API key (and the project in its path, if any).
     ///
@@ -28,7 +48,7 @@ public struct ProjectRegistry: Sendable {
     /// a project that has no keys (emulator parity).
     public func resolve(apiKey: String?, pathProject: String?) throws(AuthError) -> ProjectConfig {
         if let pathProject {
-            guard let project = projects[pathProject] else {
+            guard let project = config(pathProject) else {
                 throw AuthError(.invalidProjectID, "Project ID does not match: \(pathProject)")
             }
             if project.apiKeys.isEmpty { return project }
@@ -37,12 +57,51 @@ public struct ProjectRegistry: Sendable {
             return project
         }
         guard let apiKey, !apiKey.isEmpty else { throw AuthError.missingAPIKey }
-        if let id = keyToProject[apiKey], let project = projects[id] { return project }
-        let fallback = projects[defaultProjectID]!
-        if fallback.apiKeys.isEmpty { return fallback }
-        throw AuthError.invalidAPIKey
+        return try state.withLock { state throws(AuthError) in
+            if let id = state.keyToProject[apiKey], let project = state.projects[id] { return project }
+            let fallback = state.projects[defaultProjectID]!
+            if fallback.apiKeys.isEmpty { return fallback }
+            throw AuthError.invalidAPIKey
+        }
     }
 
     /// True when some project still accepts any API key (worth a warning in the log).
-    public var acceptsAnyAPIKey: Bool { projects.values.contains { $0.apiKeys.isEmpty } }
+    public var acceptsAnyAPIKey: Bool { all.contains { $0.apiKeys.isEmpty } }
+
+    /// The run-time settings of a project (empty when none were changed).
+    public func settings(_ projectID: String) -> [String: JSONValue] {
+        state.withLock { $0.settings[projectID] ?? [:] }
+    }
+
+    /// Lays `settings` over the project's file configuration from now on.
+    public func apply(settings: [String: JSONValue], to projectID: String) throws(AuthError) {
+        guard let base = fileConfigs[projectID] ?? (servesAnyProject ? ProjectConfig(projectID: projectID) : nil) else {
+            throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+        }
+        let effective = try base.applying(settings: settings)
+        state.withLock { state in
+            state.projects[projectID] = effective
+            state.settings[projectID] = settings
+            state.index()
+        }
+    }
+
+    /// Reads every known project's run-time settings from the store: at start, and periodically so that
+    /// a change made through another server process arrives here too. Settings that no longer apply are logged
+    /// by the caller and skipped.
+    public func load(from store: AuthStore) async throws -> [(projectID: String, error: AuthError)] {
+        var problems: [(String, AuthError)] = []
+        for projectID in all.map(\.projectID) {
+            guard let text = try await store.projectSettings(projectID: projectID),
+                case .object(let settings)? = try? JSONValue(parsing: text)
+            else { continue }
+            do { try apply(settings: settings, to: projectID) } catch { problems.append((projectID, error)) }
+        }
+        return problems
+    }
+
+    /// The file configuration of a project, before run-time settings.
+    func fileConfig(_ projectID: String) -> ProjectConfig? {
+        fileConfigs[projectID] ?? (servesAnyProject ? ProjectConfig(projectID: projectID) : nil)
+    }
 }

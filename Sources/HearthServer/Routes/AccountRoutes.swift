@@ -41,16 +41,7 @@ extension AuthRoutes {
     }
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        var attributes: [UpdateAccountRequest.Attribute] = []
-        for name in try wire.stringArray("deleteAttribute") {
-            guard let attribute = UpdateAccountRequest.Attribute(rawValue: name) else {
-                throw AuthError(
-                    .invalidJSONPayload,
-                    "Invalid JSON payload received. Invalid value at 'delete_attribute' (type.googleapis.com/google.cloud.identitytoolkit.v1.SetAccountInfoRequest.UserAttributeName), \"\(name)\""
-                )
-            }
-            attributes.append(attribute)
-        }
+        let attributes = try deleteAttributes(wire)
         let result = try await engine.updateAccount(
             UpdateAccountRequest(
                 idToken: try wire.string("idToken"), email: try wire.string("email"),
@@ -71,6 +62,21 @@ extension AuthRoutes {
                 "passwordHash": u.passwordHash == nil ? nil : .string(UserEncoding.redactedHash),
                 "providerUserInfo": .array(providers),
             ]), result.tokens)
+    }
+
+    /// `deleteAttribute`: names of Google's UserAttributeName enum.
+    func deleteAttributes(_ wire: WireRequest) throws(AuthError) -> [UpdateAccountRequest.Attribute] {
+        var attributes: [UpdateAccountRequest.Attribute] = []
+        for name in try wire.stringArray("deleteAttribute") {
+            guard let attribute = UpdateAccountRequest.Attribute(rawValue: name) else {
+                throw AuthError(
+                    .invalidJSONPayload,
+                    "Invalid JSON payload received. Invalid value at 'delete_attribute' (type.googleapis.com/google.cloud.identitytoolkit.v1.SetAccountInfoRequest.UserAttributeName), \"\(name)\""
+                )
+            }
+            attributes.append(attribute)
+        }
+        return attributes
     }
 
     func delete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

@@ -10,70 +10,115 @@ import Hummingbird
 /// (`/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser`).
 public struct AuthRoutes: Sendable {
     public let engine: AuthEngine
+    let adminAuthenticator: AdminAuthenticator
 
     public init(engine: AuthEngine) {
         self.engine = engine
+        self.adminAuthenticator = AdminAuthenticator(engine: engine)
     }
 
     typealias Handler = @Sendable (WireRequest, RequestOrigin) async throws -> JSONValue
 
-    /// A v1 `accounts:<name>` method and its v3 alias.
+    /// A v1 `accounts:<name>` method, its v3 alias, and what it does for end users and for admins.
+    /// A request with an `Authorization` header is an admin request: it must carry admin credentials
+    /// and runs `admin` (or `client` when the method has no admin form).
     struct AccountsMethod {
         let v1: String
         let v3: String?
-        let handler: Handler
+        let client: Handler?
+        var admin: Handler? = nil
+        var allowsGet = false
     }
 
     public func register(on router: Router<HearthRequestContext>) {
         let methods = [
-            AccountsMethod(v1: "signUp", v3: "signupNewUser", handler: signUp),
-            AccountsMethod(v1: "signInWithPassword", v3: "verifyPassword", handler: signInWithPassword),
-            AccountsMethod(v1: "lookup", v3: "getAccountInfo", handler: lookup),
-            AccountsMethod(v1: "update", v3: "setAccountInfo", handler: update),
-            AccountsMethod(v1: "delete", v3: "deleteAccount", handler: delete),
-            AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", handler: createAuthURI),
-            AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", handler: sendVerificationCode),
-            AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", handler: signInWithPhoneNumber),
+            AccountsMethod(v1: "signUp", v3: "signupNewUser", client: signUp, admin: adminCreate),
+            AccountsMethod(v1: "signInWithPassword", v3: "verifyPassword", client: signInWithPassword),
+            AccountsMethod(v1: "signInWithCustomToken", v3: "verifyCustomToken", client: signInWithCustomToken),
+            AccountsMethod(v1: "lookup", v3: "getAccountInfo", client: lookup, admin: adminLookup),
+            AccountsMethod(v1: "update", v3: "setAccountInfo", client: update, admin: adminUpdate),
+            AccountsMethod(v1: "delete", v3: "deleteAccount", client: delete, admin: adminDelete),
+            AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", client: createAuthURI),
+            AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", client: sendVerificationCode),
+            AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", client: signInWithPhoneNumber),
+            AccountsMethod(v1: "batchGet", v3: "downloadAccount", client: nil, admin: adminBatchGet, allowsGet: true),
+            AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),
+            AccountsMethod(v1: "batchDelete", v3: nil, client: nil, admin: adminBatchDelete),
         ]
         for method in methods {
-            let handler = method.handler
             for prefix in ["", "/identitytoolkit.googleapis.com"] {
-                router.post("\(prefix)/v1/accounts:\(method.v1)") { request, context in
-                    try await respond(request, context, pathProject: nil, handler)
-                }
-                router.post("\(prefix)/v1/projects/{project}/accounts:\(method.v1)") { request, context in
-                    try await respond(request, context, pathProject: context.parameters.get("project"), handler)
+                let paths: [(RouterPath, Bool)] = [
+                    ("\(prefix)/v1/accounts:\(method.v1)", false),
+                    ("\(prefix)/v1/projects/{project}/accounts:\(method.v1)", true),
+                ]
+                for (path, hasProject) in paths {
+                    router.post(path) { request, context in
+                        try await respond(request, context, hasProject: hasProject, method.client, admin: method.admin)
+                    }
+                    if method.allowsGet {
+                        router.get(path) { request, context in
+                            try await respond(request, context, hasProject: hasProject, method.client, admin: method.admin)
+                        }
+                    }
                 }
             }
             if let v3 = method.v3 {
                 router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/\(v3)") { request, context in
-                    try await respond(request, context, pathProject: nil, handler)
+                    try await respond(request, context, hasProject: false, method.client, admin: method.admin)
                 }
             }
+        }
+        for prefix in ["", "/identitytoolkit.googleapis.com"] {
+            // The Admin SDKs' createUser posts to the collection itself.
+            router.post("\(prefix)/v1/projects/{project}/accounts") { request, context in
+                try await respond(request, context, hasProject: true, nil, admin: adminCreate)
+            }
+            router.post("\(prefix)/v1/projects/{project}:createSessionCookie") { request, context in
+                try await respond(request, context, hasProject: true, nil, admin: createSessionCookie)
+            }
+            router.get("\(prefix)/v2/projects/{project}/config") { request, context in
+                try await respond(request, context, hasProject: true, nil, admin: adminGetConfig)
+            }
+            router.patch("\(prefix)/v2/projects/{project}/config") { request, context in
+                try await respond(request, context, hasProject: true, nil, admin: adminUpdateConfig)
+            }
+        }
+        // Hearth's own admin route: the development outbox's messages, for tests against a non-emulator server.
+        router.get("/hearth/v1/projects/{project}/smsOutbox") { request, context in
+            try await respond(request, context, hasProject: true, nil, admin: adminSMSOutbox)
         }
 
         for path: RouterPath in [
             "/v1/projects", "/identitytoolkit.googleapis.com/v1/projects",
             "/www.googleapis.com/identitytoolkit/v3/relyingparty/getProjectConfig",
         ] {
-            router.get(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
+            router.get(path) { request, context in try await respond(request, context, hasProject: false, projectConfig)
             }
-            router.post(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
+            router.post(path) { request, context in try await respond(request, context, hasProject: false, projectConfig)
             }
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
-            router.post(path) { request, context in try await respond(request, context, pathProject: nil, token) }
+            router.post(path) { request, context in try await respond(request, context, hasProject: false, token) }
         }
     }
 
-    /// Decode → resolve the project from the API key → run the use case → encode.
-    func respond(_ request: Request, _ context: HearthRequestContext, pathProject: String?, _ handler: Handler)
-        async throws -> Response
-    {
+    /// Decode → resolve the project (from admin credentials, or from the API key) → run the use case → encode.
+    func respond(
+        _ request: Request, _ context: HearthRequestContext, hasProject: Bool, _ client: Handler?,
+        admin: Handler? = nil
+    ) async throws -> Response {
         let wire = try await WireRequest.decode(request, context: context)
+        let pathProject = hasProject ? try context.parameters.require("project") : nil
+        let locale = wire.headers[HTTPField.Name("X-Firebase-Locale")!]
+        if let authorization = wire.headers[.authorization] {
+            let project = try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject)
+            guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
+            let origin = RequestOrigin(project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true)
+            return WireResponse.json(try await handler(wire, origin))
+        }
+        guard let client else { throw AdminAuthenticator.missingCredentials }
         let project = try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject)
-        let origin = RequestOrigin(
-            project: project, clientIP: wire.clientIP, locale: wire.headers[HTTPField.Name("X-Firebase-Locale")!])
-        return WireResponse.json(try await handler(wire, origin))
+        let origin = RequestOrigin(project: project, clientIP: wire.clientIP, locale: locale)
+        return WireResponse.json(try await client(wire, origin))
     }
 }

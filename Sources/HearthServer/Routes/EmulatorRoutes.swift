@@ -1,26 +1,66 @@
 import HearthCore
 import HearthEngine
+import HearthStore
 import Hummingbird
 
 /// The Firebase Auth Emulator's development routes (`/emulator/v1/…`), registered only in emulator
-/// mode: they expose codes and must never be reachable on a production server.
+/// mode: they expose codes and wipe data, and must never be reachable on a production server.
 struct EmulatorRoutes: Sendable {
     let engine: AuthEngine
 
     func register(on router: Router<HearthRequestContext>) {
         router.get("/emulator/v1/projects/{project}/verificationCodes") { _, context in
-            let projectID = try context.parameters.require("project")
-            guard engine.projects.config(projectID) != nil else {
-                throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
-            }
-            let messages = try await engine.store.outbox(projectID: projectID)
-            let codes: [JSONValue] = messages.map {
-                [
-                    "phoneNumber": .string($0.phoneNumber), "sessionInfo": .string($0.sessionInfo),
-                    "code": .string($0.code),
-                ]
-            }
-            return WireResponse.json(["verificationCodes": .array(codes)])
+            let project = try project(context)
+            return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
         }
+        router.get("/emulator/v1/projects/{project}/oobCodes") { _, context in
+            _ = try project(context)
+            return WireResponse.json(["oobCodes": []])
+        }
+        router.delete("/emulator/v1/projects/{project}/accounts") { _, context in
+            let project = try project(context)
+            let count = try await engine.store.deleteAllUsers(projectID: project.projectID)
+            context.logger.info("emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
+            return WireResponse.json([:])
+        }
+        router.get("/emulator/v1/projects/{project}/config") { _, context in
+            WireResponse.json(Self.emulatorConfig(try project(context)))
+        }
+        router.patch("/emulator/v1/projects/{project}/config") { request, context in
+            let project = try project(context)
+            let wire = try await WireRequest.decode(request, context: context)
+            if wire.fields["signIn"]?["allowDuplicateEmails"]?.boolValue == true {
+                throw AuthError(.invalidConfig, "Hearth keeps one account per e-mail address.")
+            }
+            var patch: [String: JSONValue] = [:]
+            if let privacy = wire.fields["emailPrivacyConfig"] { patch["emailPrivacyConfig"] = privacy }
+            let updated = try await engine.updateProjectSettings(projectID: project.projectID, patch: patch, mask: nil)
+            return WireResponse.json(Self.emulatorConfig(updated))
+        }
+    }
+
+    func project(_ context: HearthRequestContext) throws -> ProjectConfig {
+        let projectID = try context.parameters.require("project")
+        guard let project = engine.projects.config(projectID) else {
+            throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+        }
+        return project
+    }
+
+    static func emulatorConfig(_ project: ProjectConfig) -> JSONValue {
+        [
+            "signIn": ["allowDuplicateEmails": false],
+            "usageMode": "DEFAULT",
+            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(project.emailEnumerationProtection)],
+        ]
+    }
+
+    /// The development outbox as the emulator lists it.
+    static func verificationCodes(_ store: AuthStore, projectID: String) async throws -> JSONValue {
+        let messages = try await store.outbox(projectID: projectID)
+        let codes: [JSONValue] = messages.map { m -> JSONValue in
+            ["phoneNumber": .string(m.phoneNumber), "sessionInfo": .string(m.sessionInfo), "code": .string(m.code)]
+        }
+        return ["verificationCodes": .array(codes)]
     }
 }

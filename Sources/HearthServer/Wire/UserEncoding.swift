@@ -8,8 +8,11 @@ enum UserEncoding {
     /// "REDACTED" in base64: what production returns to non-admin callers instead of the hash.
     static let redactedHash = "UkVEQUNURUQ="
 
-    static func userInfo(_ u: UserRecord) -> JSONValue {
+    /// A user as `accounts:lookup` shows it. Admins also see the password hash and salt (base64), as Firebase
+    /// shows them to service accounts; end users see "REDACTED".
+    static func userInfo(_ u: UserRecord, admin: Bool = false) -> JSONValue {
         let providers = u.allProviderInfo.map(providerInfo)
+        let exported = admin ? u.passwordHash.flatMap(PasswordHash.init(encoded:))?.exportedBytes : nil
         return .compact([
             "localId": .string(u.uid),
             "email": .text(u.email),
@@ -17,7 +20,9 @@ enum UserEncoding {
             "displayName": .text(u.displayName),
             "photoUrl": .text(u.photoURL),
             "phoneNumber": .text(u.phoneNumber),
-            "passwordHash": u.passwordHash == nil ? nil : .string(redactedHash),
+            "passwordHash": u.passwordHash == nil
+                ? nil : .string(exported.map { Data($0.hash).base64EncodedString() } ?? redactedHash),
+            "salt": exported.map { .string(Data($0.salt).base64EncodedString()) },
             "passwordUpdatedAt": u.passwordUpdatedAt.map { .number(Double($0.millisecondsSince1970)) },
             "validSince": .string(String(u.validSince.secondsSince1970)),
             "disabled": .bool(u.disabled),

@@ -138,6 +138,42 @@ public struct WireRequest: Sendable {
         }
     }
 
+    /// An integer as Google's JSON mapping sends it: a number, or a string for 64-bit fields.
+    public func int(_ name: String) throws(AuthError) -> Int64? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .number(let n)? where n == n.rounded() && abs(n) < 9.0e15: return Int64(n)
+        case .string(let s)?:
+            guard let n = Int64(s) else { throw Self.typeError(name, "TYPE_INT64", .string(s)) }
+            return n
+        case let other?: throw Self.typeError(name, "TYPE_INT64", other)
+        }
+    }
+
+    /// A repeated message field: an array of JSON objects.
+    public func objects(_ name: String) throws(AuthError) -> [[String: JSONValue]] {
+        switch fields[name] {
+        case nil, .null?: return []
+        case .array(let items)?:
+            var out: [[String: JSONValue]] = []
+            for item in items {
+                guard case .object(let o) = item else { throw Self.typeError(name, "TYPE_MESSAGE", item) }
+                out.append(o)
+            }
+            return out
+        case let other?: throw Self.typeError(name, "TYPE_MESSAGE", other)
+        }
+    }
+
+    /// A `bytes` field: base64, standard or URL-safe, as Google's JSON mapping accepts it.
+    public func bytes(_ name: String) throws(AuthError) -> [UInt8]? {
+        guard let text = try string(name) else { return nil }
+        guard let bytes = PasswordHashImport.bytes(base64: text) else {
+            throw Self.typeError(name, "TYPE_BYTES", .string(text))
+        }
+        return bytes
+    }
+
     static func typeError(_ name: String, _ type: String, _ value: JSONValue) -> AuthError {
         AuthError(
             .invalidJSONPayload,

@@ -20,26 +20,35 @@ public struct IDTokenService: Sendable {
     public let keyRing: SigningKeyRing
     /// Seconds of clock difference tolerated on `iat`.
     public var clockSkew: TimeInterval = 60
+    /// Emulator mode: tokens are unsigned (`alg: none`), as the Firebase Auth Emulator issues them and as the
+    /// Admin SDKs' emulator verifiers expect. Never set on a production server.
+    public var unsigned = false
 
-    public init(keyRing: SigningKeyRing) {
+    public init(keyRing: SigningKeyRing, unsigned: Bool = false) {
         self.keyRing = keyRing
+        self.unsigned = unsigned
     }
 
     public static func issuer(projectID: String) -> String { "https://securetoken.google.com/\(projectID)" }
+    public static func sessionCookieIssuer(projectID: String) -> String {
+        "https://session.firebase.google.com/\(projectID)"
+    }
 
-    /// Claims a developer may not set: Firebase's FORBIDDEN_CLAIM list.
-    public static let reservedClaims: Set<String> = [
-        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
-        "nbf", "nonce", "sub",
-    ]
+    /// Session cookies live from five minutes to two weeks, as Firebase allows.
+    public static let sessionCookieLifetimes = 300...1_209_600
 
+
+    /// An ID token for `user`. `extraClaims` (a custom token's claims, kept with the session) join the user's own
+    /// custom claims at the top level; reserved names are never taken from either.
     public func mint(
-        user: UserRecord, signInProvider: String, authTime: Date, lifetimeSeconds: Int, now: Date
+        user: UserRecord, signInProvider: String, authTime: Date, lifetimeSeconds: Int, now: Date,
+        extraClaims: String? = nil
     ) throws -> String {
         let iat = now.secondsSince1970
         var claims: [String: JSONValue] = [:]
-        if let custom = user.customClaims, case .object(let extra)? = try? JSONValue(parsing: custom) {
-            for (k, v) in extra where !Self.reservedClaims.contains(k) { claims[k] = v }
+        for text in [user.customClaims, extraClaims] {
+            guard let text, case .object(let extra)? = try? JSONValue(parsing: text) else { continue }
+            for (k, v) in extra where !CustomClaims.reserved.contains(k) { claims[k] = v }
         }
         claims["iss"] = .string(Self.issuer(projectID: user.projectID))
         claims["aud"] = .string(user.projectID)
@@ -59,6 +68,22 @@ public struct IDTokenService: Sendable {
             "identities": .object(Self.identities(of: user)),
             "sign_in_provider": .string(signInProvider),
         ]
+        return try sign(claims)
+    }
+
+    /// A session cookie (`createSessionCookie`): the ID token's claims under the session issuer, with a new
+    /// lifetime, signed by the same keys.
+    public func mintSessionCookie(from token: VerifiedIDToken, lifetimeSeconds: Int, now: Date) throws -> String {
+        var claims = token.claims
+        let iat = now.secondsSince1970
+        claims["iss"] = .string(Self.sessionCookieIssuer(projectID: token.projectID))
+        claims["iat"] = .number(Double(iat))
+        claims["exp"] = .number(Double(iat + Int64(lifetimeSeconds)))
+        return try sign(claims)
+    }
+
+    func sign(_ claims: [String: JSONValue]) throws -> String {
+        if unsigned { return JWS.unsigned(payload: .object(claims)) }
         let signer = try keyRing.currentSigner()
         return try JWS.signRS256(payload: .object(claims), kid: signer.kid, key: signer.privateKey)
     }
@@ -82,19 +107,27 @@ public struct IDTokenService: Sendable {
 
     /// Verifies a Hearth ID token for `projectID`: RS256 only, a published kid, a valid signature,
     /// matching `iss` and `aud`, not expired. INVALID_ID_TOKEN or TOKEN_EXPIRED otherwise.
-    public func verify(_ token: String, projectID: String, now: Date) async throws(AuthError) -> VerifiedIDToken {
+    /// With `sessionCookie`, the same for a session cookie, whose issuer differs.
+    public func verify(_ token: String, projectID: String, now: Date, sessionCookie: Bool = false)
+        async throws(AuthError) -> VerifiedIDToken
+    {
         guard let parsed = JWS.parse(token) else { throw AuthError(.invalidIDToken) }
-        guard parsed.header["alg"]?.stringValue == "RS256", let kid = parsed.header["kid"]?.stringValue else {
-            throw AuthError(.invalidIDToken)
+        if unsigned && parsed.header["alg"]?.stringValue == "none" {
+            // Emulator mode accepts its own unsigned tokens, as the Firebase Auth Emulator does.
+        } else {
+            guard parsed.header["alg"]?.stringValue == "RS256", let kid = parsed.header["kid"]?.stringValue else {
+                throw AuthError(.invalidIDToken)
+            }
+            var key = keyRing.key(kid: kid)
+            if key == nil {
+                await keyRing.reloadForUnknownKid()
+                key = keyRing.key(kid: kid)
+            }
+            guard let key, JWS.verifyRS256(parsed, key: key.publicKey) else { throw AuthError(.invalidIDToken) }
         }
-        var key = keyRing.key(kid: kid)
-        if key == nil {
-            await keyRing.reloadForUnknownKid()
-            key = keyRing.key(kid: kid)
-        }
-        guard let key, JWS.verifyRS256(parsed, key: key.publicKey) else { throw AuthError(.invalidIDToken) }
+        let issuer = sessionCookie ? Self.sessionCookieIssuer(projectID: projectID) : Self.issuer(projectID: projectID)
         let p = parsed.payload
-        guard p["iss"]?.stringValue == Self.issuer(projectID: projectID), p["aud"]?.stringValue == projectID,
+        guard p["iss"]?.stringValue == issuer, p["aud"]?.stringValue == projectID,
             let uid = p["sub"]?.stringValue, !uid.isEmpty,
             let iat = p["iat"]?.doubleValue, let exp = p["exp"]?.doubleValue
         else { throw AuthError(.invalidIDToken) }

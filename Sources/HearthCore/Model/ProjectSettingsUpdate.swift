@@ -1,0 +1,142 @@
+/// Project settings that may change at run time, in the shape of the Identity Platform admin config
+/// (`/v2/projects/{p}/config`) and of the Firebase Auth Emulator's `/emulator/v1/projects/{p}/config`:
+///
+/// ```
+/// signIn.phoneNumber.testPhoneNumbers         {"+16505553434": "123456"}
+/// smsRegionConfig.allowByDefault.disallowedRegions / smsRegionConfig.allowlistOnly.allowedRegions
+/// emailPrivacyConfig.enableImprovedEmailPrivacy
+/// authorizedDomains
+/// ```
+///
+/// Stored as the JSON object of every setting changed so far, laid over the config file's values.
+public enum ProjectSettingsUpdate {
+    /// The field paths that can be changed, as `updateMask` names them.
+    public static let paths = [
+        "signIn.phoneNumber.testPhoneNumbers", "smsRegionConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
+        "authorizedDomains",
+    ]
+
+    /// Merges `patch` into the stored `settings`, only at `mask` (every supported path present in `patch` when nil).
+    /// A path outside `paths` is INVALID_CONFIG; the result is checked by applying it to `base`.
+    public static func merge(
+        _ patch: [String: JSONValue], into settings: [String: JSONValue], mask: [String]?, base: ProjectConfig
+    ) throws(AuthError) -> [String: JSONValue] {
+        let selected = mask ?? paths.filter { value(at: $0, in: patch) != nil }
+        var merged = settings
+        for path in selected {
+            guard paths.contains(path) else {
+                throw AuthError(.invalidConfig, "Hearth cannot change \(path) at run time; set it in the config file.")
+            }
+            set(value(at: path, in: patch) ?? .null, at: path, in: &merged)
+        }
+        _ = try base.applying(settings: merged)
+        return merged
+    }
+
+    static func value(at path: String, in object: [String: JSONValue]) -> JSONValue? {
+        var current: JSONValue = .object(object)
+        for key in path.split(separator: ".") {
+            guard let next = current[String(key)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    static func set(_ value: JSONValue, at path: String, in object: inout [String: JSONValue]) {
+        let keys = path.split(separator: ".").map(String.init)
+        func assign(_ object: inout [String: JSONValue], _ rest: ArraySlice<String>) {
+            let key = rest.first!
+            if rest.count == 1 {
+                object[key] = value
+                return
+            }
+            var child = object[key]?.objectValue ?? [:]
+            assign(&child, rest.dropFirst())
+            object[key] = .object(child)
+        }
+        assign(&object, keys[...])
+    }
+}
+
+extension ProjectConfig {
+    /// This configuration with run-time `settings` (see `ProjectSettingsUpdate`) laid over it.
+    public func applying(settings: [String: JSONValue]) throws(AuthError) -> ProjectConfig {
+        var config = self
+        let get = { (path: String) in ProjectSettingsUpdate.value(at: path, in: settings) }
+        if let numbers = get("signIn.phoneNumber.testPhoneNumbers"), numbers != .null {
+            guard case .object(let map) = numbers else {
+                throw AuthError(.invalidTestingPhoneNumber, "testPhoneNumbers must map numbers to codes")
+            }
+            var tests: [String: String] = [:]
+            for (number, code) in map {
+                guard case .string(let code) = code else {
+                    throw AuthError(.invalidTestingPhoneNumber, "the code for \(number) must be a string")
+                }
+                tests[number] = code
+            }
+            try PhoneSettings.validate(testPhoneNumbers: tests)
+            config.phone.testPhoneNumbers = tests
+        }
+        if let regions = get("smsRegionConfig"), regions != .null {
+            if case .array(let denied)? = regions["allowByDefault"]?["disallowedRegions"] {
+                config.phone.allowedRegions = []
+                config.phone.deniedRegions = denied.compactMap(\.stringValue)
+            } else if case .array(let allowed)? = regions["allowlistOnly"]?["allowedRegions"] {
+                config.phone.allowedRegions = allowed.compactMap(\.stringValue)
+                config.phone.deniedRegions = []
+            } else if regions["allowByDefault"] != nil {
+                config.phone.allowedRegions = []
+                config.phone.deniedRegions = []
+            } else {
+                throw AuthError(.invalidConfig, "smsRegionConfig needs allowByDefault or allowlistOnly")
+            }
+        }
+        if let privacy = get("emailPrivacyConfig.enableImprovedEmailPrivacy"), privacy != .null {
+            guard let on = privacy.boolValue else { throw AuthError(.invalidConfig, "enableImprovedEmailPrivacy is a bool") }
+            config.emailEnumerationProtection = on
+        }
+        if let domains = get("authorizedDomains"), domains != .null {
+            guard case .array(let items) = domains else { throw AuthError(.invalidConfig, "authorizedDomains is a list") }
+            config.authorizedDomains = items.compactMap(\.stringValue)
+        }
+        return config
+    }
+
+    /// The run-time settings' view of this configuration, in the admin config shape.
+    public var settingsView: JSONValue {
+        var tests: [String: JSONValue] = [:]
+        for (number, code) in phone.testPhoneNumbers { tests[number] = .string(code) }
+        let regions: JSONValue =
+            phone.allowedRegions.isEmpty
+            ? ["allowByDefault": ["disallowedRegions": .array(phone.deniedRegions.map(JSONValue.string))]]
+            : ["allowlistOnly": ["allowedRegions": .array(phone.allowedRegions.map(JSONValue.string))]]
+        return [
+            "name": .string("projects/\(projectID)/config"),
+            "signIn": [
+                "email": ["enabled": true, "passwordRequired": true],
+                "phoneNumber": ["enabled": true, "testPhoneNumbers": .object(tests)],
+                "anonymous": ["enabled": true],
+                "allowDuplicateEmails": false,
+            ],
+            "smsRegionConfig": regions,
+            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],
+            "authorizedDomains": .array(authorizedDomains.map(JSONValue.string)),
+        ]
+    }
+}
+
+extension PhoneSettings {
+    /// Firebase's rules for test numbers: at most 10, each in E.164 form with a six-digit code.
+    public static func validate(testPhoneNumbers tests: [String: String]) throws(AuthError) {
+        guard tests.count <= 10 else { throw AuthError(.invalidTestingPhoneNumber, "at most 10 test phone numbers") }
+        for (number, code) in tests.sorted(by: { $0.key < $1.key }) {
+            guard (try? PhoneNumber.normalize(number, check: .length)) == number else {
+                throw AuthError(
+                    .invalidTestingPhoneNumber, "test phone number \(number) must be in E.164 form, like +16505553434")
+            }
+            guard code.utf8.count == 6, code.utf8.allSatisfy({ (48...57).contains($0) }) else {
+                throw AuthError(.invalidTestingPhoneNumber, "the code for \(number) must be six digits")
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// Developer claims: `customAttributes` set by an admin, and the `claims` of a custom token.
+public enum CustomClaims {
+    /// Firebase's limit on the serialized claims.
+    public static let maxLength = 1000
+
+    /// Claims a developer may not set (FORBIDDEN_CLAIM): names the token format itself uses.
+    public static let reserved: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti",
+        "nbf", "nonce", "sub",
+    ]
+
+    /// Checks serialized claims as Firebase does: CLAIMS_TOO_LARGE, INVALID_CLAIMS (not a JSON object),
+    /// FORBIDDEN_CLAIM. Returns the text to store; nil for an empty object, which clears the claims.
+    public static func validate(serialized text: String) throws(AuthError) -> String? {
+        if text.utf8.count > maxLength { throw AuthError(.claimsTooLarge) }
+        guard case .object(let object)? = try? JSONValue(parsing: text) else { throw AuthError(.invalidClaims) }
+        try validate(object)
+        return object.isEmpty ? nil : text
+    }
+
+    public static func validate(_ object: [String: JSONValue]) throws(AuthError) {
+        if let name = object.keys.sorted().first(where: reserved.contains) {
+            throw AuthError(.forbiddenClaim, name)
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// The Admin SDKs' `createUser` (`POST projects/{p}/accounts` with admin credentials).
+public struct AdminCreateRequest: Sendable {
+    public var localID: String?
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var emailVerified: Bool
+    public var disabled: Bool
+
+    public init(
+        localID: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,
+        photoURL: String? = nil, phoneNumber: String? = nil, emailVerified: Bool = false, disabled: Bool = false
+    ) {
+        self.localID = localID
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.phoneNumber = phoneNumber
+        self.emailVerified = emailVerified
+        self.disabled = disabled
+    }
+}
+
+/// The Admin SDKs' `updateUser`, `setCustomUserClaims` and `revokeRefreshTokens` (`accounts:update` with admin
+/// credentials). Absent fields are left as they are.
+public struct AdminUpdateRequest: Sendable {
+    public var localID: String?
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var emailVerified: Bool?
+    public var disabled: Bool?
+    /// Serialized custom claims; `{}` clears them.
+    public var customAttributes: String?
+    /// Seconds since 1970: sessions that began earlier end (revokeRefreshTokens).
+    public var validSince: Int64?
+    public var deleteAttributes: [UpdateAccountRequest.Attribute]
+    public var deleteProviders: [String]
+
+    public init(
+        localID: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
+        photoURL: String? = nil, phoneNumber: String? = nil, emailVerified: Bool? = nil, disabled: Bool? = nil,
+        customAttributes: String? = nil, validSince: Int64? = nil,
+        deleteAttributes: [UpdateAccountRequest.Attribute] = [], deleteProviders: [String] = []
+    ) {
+        self.localID = localID
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.phoneNumber = phoneNumber
+        self.emailVerified = emailVerified
+        self.disabled = disabled
+        self.customAttributes = customAttributes
+        self.validSince = validSince
+        self.deleteAttributes = deleteAttributes
+        self.deleteProviders = deleteProviders
+    }
+}
+
+/// One entry of a `batchDelete` answer.
+public struct BatchDeleteError: Sendable, Equatable {
+    public var index: Int
+    public var localID: String
+    public var message: String
+}
+
+extension AuthEngine {
+    /// Firebase's limit on uids (custom tokens and admin-chosen local ids alike).
+    static let maxUIDLength = 128
+    /// Most users one `batchGet`, `batchCreate` or `batchDelete` handles.
+    public static let maxBatchSize = 1000
+
+    public func adminCreateUser(_ r: AdminCreateRequest, origin: RequestOrigin) async throws -> UserRecord {
+        let project = origin.project
+        if let uid = r.localID, uid.isEmpty || uid.count > Self.maxUIDLength { throw AuthError(.invalidLocalID) }
+        let email = try r.email.map { e throws(AuthError) in try EmailAddress.normalize(e) }
+        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in try PhoneNumber.normalize(p) }
+        if let password = r.password { try project.passwordPolicy.check(password) }
+        let hash = try await r.password.asyncMap { try await hasher.hash($0).encoded }
+        let now = clock.now()
+        let user = UserRecord(
+            projectID: project.projectID, uid: r.localID ?? random.uid(), email: email,
+            emailVerified: r.emailVerified, displayName: r.displayName.nonEmpty, photoURL: r.photoURL.nonEmpty,
+            phoneNumber: phone, passwordHash: hash, passwordUpdatedAt: hash == nil ? nil : now,
+            validSince: nowSecond(), disabled: r.disabled, createdAt: now)
+        do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+        logger.info("account created by admin", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
+        return user
+    }
+
+    /// Users by any mix of uid, e-mail and phone number, each once, in the order asked; unknown ones are left out.
+    public func adminLookup(localIDs: [String], emails: [String], phoneNumbers: [String], origin: RequestOrigin)
+        async throws -> [UserRecord]
+    {
+        let projectID = origin.project.projectID
+        var found: [UserRecord] = []
+        func add(_ user: UserRecord?) {
+            if let user, !found.contains(where: { $0.uid == user.uid }) { found.append(user) }
+        }
+        for uid in localIDs { add(try await store.user(projectID: projectID, uid: uid)) }
+        for email in emails {
+            guard let normalized = try? EmailAddress.normalize(email) else { continue }
+            add(try await store.user(projectID: projectID, email: normalized))
+        }
+        for phone in phoneNumbers { add(try await store.user(projectID: projectID, phoneNumber: phone)) }
+        return found
+    }
+
+    public func adminUpdateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws -> UserRecord {
+        guard let uid = r.localID.nonEmpty else { throw AuthError(.missingLocalID) }
+        let project = origin.project
+        // Validate once, before any read, so a bad field never half-applies.
+        let email = try r.email.map { e throws(AuthError) in try EmailAddress.normalize(e) }
+        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in try PhoneNumber.normalize(p) }
+        if let password = r.password { try project.passwordPolicy.check(password) }
+        let claims = try r.customAttributes.map { c throws(AuthError) in try CustomClaims.validate(serialized: c) }
+        let hash = try await r.password.asyncMap { try await hasher.hash($0).encoded }
+        return try await retryingOnConflict {
+            guard var user = try await store.user(projectID: project.projectID, uid: uid) else {
+                throw AuthError(.userNotFound)
+            }
+            if let email, email != user.email {
+                user.email = email
+                user.emailVerified = false
+            }
+            if let hash {
+                user.passwordHash = hash
+                user.passwordUpdatedAt = clock.now()
+                user.validSince = nowSecond()
+            }
+            if r.displayName != nil { user.displayName = r.displayName.nonEmpty }
+            if r.photoURL != nil { user.photoURL = r.photoURL.nonEmpty }
+            if r.phoneNumber != nil { user.phoneNumber = phone }
+            if let verified = r.emailVerified { user.emailVerified = verified }
+            if let disabled = r.disabled { user.disabled = disabled }
+            if let claims { user.customClaims = claims }
+            if let validSince = r.validSince { user.validSince = Date(timeIntervalSince1970: Double(validSince)) }
+            user.delete(attributes: r.deleteAttributes, providers: r.deleteProviders)
+            try await save(&user)
+            logger.info("account updated by admin", metadata: ["project": "\(project.projectID)", "uid": "\(uid)"])
+            return user
+        }
+    }
+
+    public func adminDeleteUser(localID: String?, origin: RequestOrigin) async throws {
+        guard let uid = localID.nonEmpty else { throw AuthError(.missingLocalID) }
+        guard try await store.deleteUser(projectID: origin.project.projectID, uid: uid) else {
+            throw AuthError(.userNotFound)
+        }
+        logger.info("account deleted by admin", metadata: ["project": "\(origin.project.projectID)", "uid": "\(uid)"])
+    }
+
+    /// A page of users in uid order (`batchGet`, the Admin SDKs' `listUsers`); the page token is the last uid.
+    public func adminListUsers(maxResults: Int?, pageToken: String?, origin: RequestOrigin) async throws
+        -> (users: [UserRecord], nextPageToken: String?)
+    {
+        let limit = maxResults ?? 20
+        guard (1...Self.maxBatchSize).contains(limit) else {
+            throw AuthError(.invalidArgument, "maxResults must be between 1 and \(Self.maxBatchSize).")
+        }
+        let users = try await store.users(projectID: origin.project.projectID, afterUID: pageToken.nonEmpty, limit: limit)
+        return (users, users.count == limit ? users.last?.uid : nil)
+    }
+
+    /// `batchDelete`: enabled accounts are kept unless `force` (Firebase's NOT_DISABLED); unknown uids are skipped.
+    public func adminBatchDelete(localIDs: [String], force: Bool, origin: RequestOrigin) async throws
+        -> [BatchDeleteError]
+    {
+        guard (1...Self.maxBatchSize).contains(localIDs.count) else { throw AuthError(.localIDListExceedsLimit) }
+        let projectID = origin.project.projectID
+        var errors: [BatchDeleteError] = []
+        for (index, uid) in localIDs.enumerated() {
+            guard let user = try await store.user(projectID: projectID, uid: uid) else { continue }
+            if !user.disabled && !force {
+                errors.append(
+                    BatchDeleteError(
+                        index: index, localID: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
+                continue
+            }
+            _ = try await store.deleteUser(projectID: projectID, uid: uid)
+        }
+        logger.info(
+            "accounts deleted by admin",
+            metadata: ["project": "\(projectID)", "count": "\(localIDs.count - errors.count)"])
+        return errors
+    }
+}

@@ -1,0 +1,18 @@
+import HearthCore
+
+extension AuthEngine {
+    /// `PATCH /v2/projects/{p}/config` (and the emulator's config route): changes run-time settings, stores them
+    /// so every server process applies them, and returns the project's configuration after the change.
+    public func updateProjectSettings(projectID: String, patch: [String: JSONValue], mask: [String]?) async throws
+        -> ProjectConfig
+    {
+        guard let base = projects.fileConfig(projectID) else {
+            throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+        }
+        let merged = try ProjectSettingsUpdate.merge(patch, into: projects.settings(projectID), mask: mask, base: base)
+        try await store.saveProjectSettings(projectID: projectID, settings: JSONValue.object(merged).jsonText, at: clock.now())
+        try projects.apply(settings: merged, to: projectID)
+        logger.info("project settings changed", metadata: ["project": "\(projectID)", "settings": "\(JSONValue.object(merged).jsonText)"])
+        return projects.config(projectID)!
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import HearthCore
+import HearthStore
+import HearthTokens
+
+extension AuthEngine {
+    public static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    public var serviceAccountTokens: ServiceAccountTokens { ServiceAccountTokens(keyRing: idTokens.keyRing) }
+
+    /// The token endpoint's JWT-bearer grant (RFC 7523 §2.1), as google-auth performs it for a service-account
+    /// JSON file: an assertion signed by a live key, `iss` its client e-mail, `aud` this token endpoint.
+    public func exchangeServiceAccountAssertion(grantType: String?, assertion: String?) async throws
+        -> (accessToken: String, expiresIn: Int)
+    {
+        guard let grantType = grantType.nonEmpty, let assertion = assertion.nonEmpty else {
+            throw AuthError(.oauthInvalidRequest, "grant_type and assertion are required.")
+        }
+        guard grantType == Self.jwtBearerGrant else { throw AuthError(.oauthUnsupportedGrantType, grantType) }
+        guard let parsed = JWS.parse(assertion), let kid = parsed.header["kid"]?.stringValue,
+            let key = try await store.serviceAccountKey(keyID: kid)
+        else { throw AuthError(.oauthInvalidGrant, "Invalid JWT: unknown or missing key id.") }
+        let now = clock.now()
+        guard key.revokedAt == nil, parsed.payload["iss"]?.stringValue == key.clientEmail,
+            let audience = parsed.payload["aud"]?.stringValue, audience.hasSuffix("/token"),
+            ServiceAccountTokens.isSigned(parsed, by: key, now: now)
+        else {
+            throw AuthError(.oauthInvalidGrant, "Invalid JWT Signature, issuer, audience or lifetime.")
+        }
+        logger.info("admin access token issued", metadata: ["project": "\(key.projectID)", "key": "\(key.keyID)"])
+        return (try serviceAccountTokens.mintAccessToken(for: key, now: now), ServiceAccountTokens.accessTokenLifetime)
+    }
+
+    /// The service account behind an admin access token; UNAUTHENTICATED unless the token is live and its key
+    /// has not been revoked since it was issued.
+    public func authenticateAdmin(accessToken: String) async throws -> AdminAccessToken {
+        guard let access = await serviceAccountTokens.verifyAccessToken(accessToken, now: clock.now()),
+            let key = try await store.serviceAccountKey(keyID: access.keyID), key.revokedAt == nil
+        else {
+            throw AuthError(
+                .unauthenticated,
+                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+            )
+        }
+        return access
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// One user of an import: an entry of `accounts:batchCreate` or of a `firebase auth:export` file.
+public struct ImportedUser: Sendable, Equatable {
+    public var localID: String?
+    public var email: String?
+    public var emailVerified = false
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var disabled = false
+    public var passwordHash: [UInt8]?
+    public var salt: [UInt8]?
+    public var customAttributes: String?
+    public var createdAt: Date?
+    public var lastLoginAt: Date?
+    public var providers: [ProviderUserInfo] = []
+
+    public init(localID: String?) {
+        self.localID = localID
+    }
+
+    /// Reads Firebase's `UserInfo` JSON: the shape of both `batchCreate` entries and `auth:export` files
+    /// (`lastSignedInAt` is the export's name for `lastLoginAt`; times are milliseconds, as numbers or strings).
+    public init(json o: [String: JSONValue]) throws(AuthError) {
+        func string(_ key: String) throws(AuthError) -> String? {
+            switch o[key] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            case .number(let n)?: return n == n.rounded() ? String(Int64(n)) : String(n)
+            case let other?: throw AuthError(.invalidArgument, "Invalid value at '\(key)': \(other.jsonText)")
+            }
+        }
+        func bytes(_ key: String) throws(AuthError) -> [UInt8]? {
+            guard let text = try string(key) else { return nil }
+            guard let b = PasswordHashImport.bytes(base64: text) else {
+                throw AuthError(.invalidArgument, "Invalid value at '\(key)': not base64.")
+            }
+            return b
+        }
+        func date(_ key: String) throws(AuthError) -> Date? {
+            guard let text = try string(key) else { return nil }
+            guard let ms = Int64(text) else { throw AuthError(.invalidArgument, "Invalid value at '\(key)': \(text)") }
+            return Date(millisecondsSince1970: ms)
+        }
+        localID = try string("localId")
+        email = try string("email")
+        emailVerified = o["emailVerified"]?.boolValue ?? false
+        displayName = try string("displayName")
+        photoURL = try string("photoUrl")
+        phoneNumber = try string("phoneNumber")
+        disabled = o["disabled"]?.boolValue ?? false
+        passwordHash = try bytes("passwordHash")
+        salt = try bytes("salt")
+        customAttributes = try string("customAttributes")
+        createdAt = try date("createdAt")
+        let lastLogin = try date("lastLoginAt")
+        lastLoginAt = lastLogin
+        if lastLogin == nil { lastLoginAt = try date("lastSignedInAt") }
+        if case .array(let links)? = o["providerUserInfo"] {
+            for case .object(let l) in links {
+                guard let provider = l["providerId"]?.stringValue,
+                    let raw = l["rawId"]?.stringValue ?? l["federatedId"]?.stringValue
+                else { continue }
+                // Password and phone are the user's own fields, not links.
+                if provider == ProviderID.password || provider == ProviderID.phone { continue }
+                providers.append(
+                    ProviderUserInfo(
+                        providerID: provider, rawID: raw, federatedID: l["federatedId"]?.stringValue,
+                        email: l["email"]?.stringValue, displayName: l["displayName"]?.stringValue,
+                        photoURL: l["photoUrl"]?.stringValue))
+            }
+        }
+    }
+}
+
+/// A batch to import, with Firebase's options.
+public struct UserImportRequest: Sendable {
+    public var users: [ImportedUser]
+    /// Required when any user has a `passwordHash`.
+    public var hash: PasswordHashImport?
+    /// Refuse the whole batch if it holds duplicate e-mails or provider identities.
+    public var sanityCheck: Bool
+    /// Replace stored users with the same uid instead of reporting them.
+    public var allowOverwrite: Bool
+
+    public init(users: [ImportedUser], hash: PasswordHashImport?, sanityCheck: Bool = false, allowOverwrite: Bool = false) {
+        self.users = users
+        self.hash = hash
+        self.sanityCheck = sanityCheck
+        self.allowOverwrite = allowOverwrite
+    }
+}
+
+/// A user that was not imported, with Firebase's message.
+public struct UserImportError: Sendable, Equatable {
+    public var index: Int
+    public var message: String
+}
+
+/// Imports users with their existing password hashes: no rehashing, one store transaction per batch.
+/// Shared by `accounts:batchCreate` and `hearth users import`.
+public struct UserImporter: Sendable {
+    public let store: AuthStore
+    public let clock: AuthClock
+
+    public init(store: AuthStore, clock: AuthClock = .system) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Checks the batch as a whole (a bad batch imports nothing), then imports each valid user;
+    /// returns the users that were not imported.
+    public func importBatch(_ r: UserImportRequest, projectID: String) async throws -> [UserImportError] {
+        guard !r.users.isEmpty else { throw AuthError(.missingUserAccount) }
+        guard r.users.count <= AuthEngine.maxBatchSize else { throw AuthError(.maximumUserCountExceeded) }
+        try r.hash?.validate()
+        if r.hash == nil, r.users.contains(where: { $0.passwordHash != nil }) {
+            throw AuthError(.invalidHashAlgorithm, "A hashAlgorithm is required to import password hashes.")
+        }
+        try checkDuplicates(r)
+
+        let now = clock.now()
+        let validSince = Date(timeIntervalSince1970: Double(now.secondsSince1970))
+        var errors: [UserImportError] = []
+        var records: [UserRecord] = []
+        var recordIndex: [Int] = []
+        for (index, entry) in r.users.enumerated() {
+            switch Result(catching: { () throws(AuthError) in
+                try record(entry, projectID: projectID, hash: r.hash, now: now, validSince: validSince)
+            }) {
+            case .success(let user):
+                records.append(user)
+                recordIndex.append(index)
+            case .failure(let error):
+                errors.append(UserImportError(index: index, message: Self.message(error)))
+            }
+        }
+        let conflicts = try await store.importUsers(records, overwrite: r.allowOverwrite)
+        for (position, conflict) in conflicts {
+            errors.append(UserImportError(index: recordIndex[position], message: Self.message(conflict)))
+        }
+        return errors.sorted { $0.index < $1.index }
+    }
+
+    private func checkDuplicates(_ r: UserImportRequest) throws(AuthError) {
+        if !r.allowOverwrite {
+            var seen = Set<String>()
+            for u in r.users where !seen.insert(u.localID ?? "").inserted {
+                throw AuthError(.duplicateLocalID, u.localID ?? "")
+            }
+        }
+        guard r.sanityCheck else { return }
+        var emails = Set<String>()
+        var identities = Set<String>()
+        for u in r.users {
+            if let email = u.email?.lowercased(), !emails.insert(email).inserted {
+                throw AuthError(.duplicateEmail, email)
+            }
+            for p in u.providers where !identities.insert("\(p.providerID):\(p.rawID)").inserted {
+                throw AuthError(.duplicateRawID, "Provider id(\(p.providerID)), Raw id(\(p.rawID))")
+            }
+        }
+    }
+
+    private func record(
+        _ u: ImportedUser, projectID: String, hash: PasswordHashImport?, now: Date, validSince: Date
+    ) throws(AuthError) -> UserRecord {
+        guard let uid = u.localID.nonEmpty else { throw AuthError(.missingLocalID, "localId is missing") }
+        if uid.count > AuthEngine.maxUIDLength { throw AuthError(.invalidLocalID, "localId is invalid") }
+        var email: String?
+        if let raw = u.email {
+            do { email = try EmailAddress.normalize(raw) } catch { throw AuthError(.invalidEmail, "email is invalid") }
+        }
+        var phone: String?
+        if let raw = u.phoneNumber.nonEmpty {
+            do { phone = try PhoneNumber.normalize(raw) } catch {
+                throw AuthError(.invalidPhoneNumber, "phone number format is invalid")
+            }
+        }
+        var stored: String?
+        if let hashBytes = u.passwordHash, let hash {
+            guard let made = hash.passwordHash(hash: hashBytes, salt: u.salt ?? []) else {
+                throw AuthError(.invalidArgument, "password hash is invalid for \(hash.algorithm.rawValue)")
+            }
+            stored = made.encoded
+        }
+        let claims = try u.customAttributes.flatMap { c throws(AuthError) in try CustomClaims.validate(serialized: c) }
+        return UserRecord(
+            projectID: projectID, uid: uid, email: email, emailVerified: u.emailVerified,
+            displayName: u.displayName.nonEmpty, photoURL: u.photoURL.nonEmpty, phoneNumber: phone,
+            passwordHash: stored, passwordUpdatedAt: stored == nil ? nil : now, validSince: validSince,
+            disabled: u.disabled, createdAt: u.createdAt ?? now, lastLoginAt: u.lastLoginAt,
+            customClaims: claims, providers: u.providers)
+    }
+
+    /// Firebase's per-entry messages.
+    static func message(_ error: AuthError) -> String {
+        switch error.code {
+        case .invalidClaims: "Invalid custom claims provided."
+        case .claimsTooLarge: "Custom claims provided are too large."
+        case .forbiddenClaim: "Custom claims provided include a reserved claim."
+        default: error.detail ?? error.code.rawValue
+        }
+    }
+
+    static func message(_ conflict: StoreError) -> String {
+        switch conflict {
+        case .uidExists: "localId belongs to an existing account - can not overwrite."
+        case .emailExists: "email exists in other account in database"
+        case .phoneNumberExists: "phone number exists in other account in database"
+        case .providerLinkExists: "raw id exists in other account in database"
+        case .userNotFound, .versionConflict: "\(conflict)"
+        }
+    }
+}
+
+extension AuthEngine {
+    /// `accounts:batchCreate`.
+    public func adminImportUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
+        let errors = try await UserImporter(store: store, clock: clock).importBatch(r, projectID: origin.project.projectID)
+        logger.info(
+            "users imported",
+            metadata: [
+                "project": "\(origin.project.projectID)", "imported": "\(r.users.count - errors.count)",
+                "failed": "\(errors.count)",
+            ])
+        return errors
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthStore
+
+extension SQLiteAuthStore {
+    // MARK: Administration
+
+    public func users(projectID: String, afterUID: String?, limit: Int) async throws -> [UserRecord] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.userColumns)
+                        FROM (SELECT * FROM users WHERE project_id = ? AND uid > ? ORDER BY uid LIMIT ?) u
+                        LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
+                        ORDER BY u.uid, l.provider_id
+                        """), arguments: [projectID, afterUID ?? "", limit])
+            return Self.users(from: rows)
+        }
+    }
+
+    public func importUsers(_ users: [UserRecord], overwrite: Bool) async throws -> [Int: StoreError] {
+        try await pool.write { db in
+            var failures: [Int: StoreError] = [:]
+            for (index, user) in users.enumerated() {
+                let key: StatementArguments = [user.projectID, user.uid]
+                let exists = try Self.exists(db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", key)
+                if exists && !overwrite {
+                    failures[index] = .uidExists
+                    continue
+                }
+                do {
+                    try Self.checkUniqueFields(db, user)
+                    for p in user.providers {
+                        if try Self.exists(
+                            db,
+                            "SELECT 1 FROM provider_links WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND uid <> ?",
+                            [user.projectID, p.providerID, p.rawID, user.uid])
+                        {
+                            throw StoreError.providerLinkExists
+                        }
+                    }
+                } catch let error as StoreError {
+                    failures[index] = error
+                    continue
+                }
+                if exists {
+                    try db.run("DELETE FROM users WHERE project_id = ? AND uid = ?", key)
+                    try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", key)
+                }
+                try Self.insertRow(db, user)
+            }
+            return failures
+        }
+    }
+
+    public func deleteAllUsers(projectID: String) async throws -> Int {
+        try await pool.write { db in
+            try db.run("DELETE FROM users WHERE project_id = ?", [projectID])
+            let count = db.changesCount
+            try db.run("DELETE FROM provider_links WHERE project_id = ?", [projectID])
+            let tokens = "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE project_id = ?)"
+            try db.run(tokens, [projectID])
+            try db.run("DELETE FROM refresh_families WHERE project_id = ?", [projectID])
+            return count
+        }
+    }
+
+    // MARK: Service accounts
+
+    public func insertServiceAccountKey(_ key: ServiceAccountKey) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO service_account_keys (key_id, project_id, client_email, public_key, created_at, revoked_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    key.keyID, key.projectID, key.clientEmail, Data(key.publicKey), key.createdAt.millisecondsSince1970,
+                    key.revokedAt?.millisecondsSince1970,
+                ])
+        }
+    }
+
+    public func serviceAccountKey(keyID: String) async throws -> ServiceAccountKey? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "\(Self.selectServiceAccountKey) WHERE key_id = ?"), arguments: [keyID]
+            ).map(Self.serviceAccountKey(from:))
+        }
+    }
+
+    public func serviceAccountKeys() async throws -> [ServiceAccountKey] {
+        try await pool.read { db in
+            try Row.fetchAll(db, sql: "\(Self.selectServiceAccountKey) ORDER BY created_at, key_id")
+                .map(Self.serviceAccountKey(from:))
+        }
+    }
+
+    public func revokeServiceAccountKey(keyID: String, at: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.run(
+                "UPDATE service_account_keys SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL",
+                [at.millisecondsSince1970, keyID])
+            return db.changesCount > 0
+        }
+    }
+
+    static let selectServiceAccountKey =
+        "SELECT key_id, project_id, client_email, public_key, created_at, revoked_at FROM service_account_keys"
+
+    static func serviceAccountKey(from row: Row) -> ServiceAccountKey {
+        ServiceAccountKey(
+            keyID: row[0], projectID: row[1], clientEmail: row[2], publicKey: Array(row[3] as Data),
+            createdAt: Date(millisecondsSince1970: row[4]), revokedAt: date(row[5]))
+    }
+
+    // MARK: Project settings
+
+    public func projectSettings(projectID: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT settings FROM project_settings WHERE project_id = ?", arguments: [projectID])
+        }
+    }
+
+    public func saveProjectSettings(projectID: String, settings: String, at: Date) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO project_settings (project_id, settings, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT (project_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at
+                """, [projectID, settings, at.millisecondsSince1970])
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import HearthCore
+import HearthEngine
+
+/// Identity Toolkit handlers for admin callers (the Admin SDKs): wire fields in, engine call, wire fields out.
+extension AuthRoutes {
+    func adminCreate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let user = try await engine.adminCreateUser(
+            AdminCreateRequest(
+                localID: try wire.string("localId"), email: try wire.string("email"),
+                password: try wire.string("password"), displayName: try wire.string("displayName"),
+                photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
+                emailVerified: try wire.bool("emailVerified") ?? false, disabled: try wire.bool("disabled") ?? false),
+            origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#SignupNewUserResponse",
+            "localId": .string(user.uid),
+            "email": .text(user.email),
+            "displayName": .text(user.displayName),
+        ])
+    }
+
+    func adminLookup(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // An admin may also look up by ID token, as end users do.
+        if try wire.string("idToken") != nil { return try await lookup(wire, origin) }
+        let users = try await engine.adminLookup(
+            localIDs: try wire.stringArray("localId"), emails: try wire.stringArray("email"),
+            phoneNumbers: try wire.stringArray("phoneNumber"), origin: origin)
+        // No `users` at all when nothing matched, as production answers (the Node Admin SDK relies on it).
+        return .compact([
+            "kind": "identitytoolkit#GetAccountInfoResponse",
+            "users": users.isEmpty ? nil : .array(users.map { UserEncoding.userInfo($0, admin: true) }),
+        ])
+    }
+
+    func adminUpdate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        if try wire.string("idToken") != nil && wire.fields["localId"] == nil { return try await update(wire, origin) }
+        let user = try await engine.adminUpdateUser(
+            AdminUpdateRequest(
+                localID: try wire.string("localId"), email: try wire.string("email"),
+                password: try wire.string("password"), displayName: try wire.string("displayName"),
+                photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
+                emailVerified: try wire.bool("emailVerified"), disabled: try wire.bool("disableUser"),
+                customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
+                deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider")),
+            origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#SetAccountInfoResponse",
+            "localId": .string(user.uid),
+            "email": .text(user.email),
+            "emailVerified": .bool(user.emailVerified),
+            "displayName": .text(user.displayName),
+            "photoUrl": .text(user.photoURL),
+            "providerUserInfo": .array(user.allProviderInfo.map(UserEncoding.providerInfo)),
+        ])
+    }
+
+    func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        if try wire.string("idToken") != nil && wire.fields["localId"] == nil { return try await delete(wire, origin) }
+        try await engine.adminDeleteUser(localID: try wire.string("localId"), origin: origin)
+        return ["kind": "identitytoolkit#DeleteAccountResponse"]
+    }
+
+    func adminBatchGet(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let page = try await engine.adminListUsers(
+            maxResults: try wire.int("maxResults").map { Int(clamping: $0) }, pageToken: try wire.string("nextPageToken"),
+            origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#DownloadAccountResponse",
+            "users": .array(page.users.map { UserEncoding.userInfo($0, admin: true) }),
+            "nextPageToken": .text(page.nextPageToken),
+        ])
+    }
+
+    func adminBatchCreate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var users: [ImportedUser] = []
+        for entry in try wire.objects("users") { users.append(try ImportedUser(json: entry)) }
+        let errors = try await engine.adminImportUsers(
+            UserImportRequest(
+                users: users, hash: try passwordHashImport(wire), sanityCheck: try wire.bool("sanityCheck") ?? false,
+                allowOverwrite: try wire.bool("allowOverwrite") ?? false),
+            origin: origin)
+        return [
+            "kind": "identitytoolkit#UploadAccountResponse",
+            "error": .array(errors.map { ["index": .number(Double($0.index)), "message": .string($0.message)] }),
+        ]
+    }
+
+    /// The batch-wide hash settings of `batchCreate`, nil when no `hashAlgorithm` is given.
+    func passwordHashImport(_ wire: WireRequest) throws(AuthError) -> PasswordHashImport? {
+        guard let name = try wire.string("hashAlgorithm") else { return nil }
+        guard let algorithm = PasswordHashImport.Algorithm(rawValue: name) else {
+            throw AuthError(.invalidHashAlgorithm, name)
+        }
+        var order: SaltOrder?
+        if let text = try wire.string("passwordHashOrder"), text != "UNSPECIFIED_ORDER" {
+            guard let o = PasswordHashImport.order(named: text) else {
+                throw AuthError(.invalidArgument, "Invalid passwordHashOrder: \(text)")
+            }
+            order = o
+        }
+        func int(_ name: String) throws(AuthError) -> Int { Int(clamping: try wire.int(name) ?? 0) }
+        return PasswordHashImport(
+            algorithm: algorithm, signerKey: try wire.bytes("signerKey") ?? [],
+            saltSeparator: try wire.bytes("saltSeparator") ?? [], rounds: try int("rounds"),
+            memoryCost: try int("memoryCost"), cpuMemCost: try int("cpuMemCost"), blockSize: try int("blockSize"),
+            parallelization: try int("parallelization"), derivedKeyLength: try int("dkLen"), order: order)
+    }
+
+    func adminBatchDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let errors = try await engine.adminBatchDelete(
+            localIDs: try wire.stringArray("localIds"), force: try wire.bool("force") ?? false, origin: origin)
+        return .compact([
+            "errors": errors.isEmpty
+                ? nil
+                : .array(
+                    errors.map {
+                        ["index": .number(Double($0.index)), "localId": .string($0.localID), "message": .string($0.message)]
+                    })
+        ])
+    }
+
+    func createSessionCookie(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let cookie = try await engine.createSessionCookie(
+            idToken: try wire.string("idToken"), validDuration: try wire.int("validDuration").map { Int(clamping: $0) },
+            origin: origin)
+        return ["sessionCookie": .string(cookie)]
+    }
+
+    func signInWithCustomToken(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.signInWithCustomToken(try wire.string("token"), origin: origin)
+        return UserEncoding.withTokens(
+            ["kind": "identitytoolkit#VerifyCustomTokenResponse", "isNewUser": .bool(result.isNewUser)], result.tokens)
+    }
+}
+
+/// Project configuration and development messages, for admins.
+extension AuthRoutes {
+    func adminGetConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        origin.project.settingsView
+    }
+
+    /// `PATCH /v2/projects/{p}/config?updateMask=…`: the run-time settings `ProjectSettingsUpdate` lists.
+    func adminUpdateConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var patch = wire.fields
+        let mask = try wire.string("updateMask").map { $0.split(separator: ",").map { String($0) } }
+        patch["updateMask"] = nil
+        let config = try await engine.updateProjectSettings(
+            projectID: origin.project.projectID, patch: patch, mask: mask)
+        return config.settingsView
+    }
+
+    func adminSMSOutbox(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        try await EmulatorRoutes.verificationCodes(engine.store, projectID: origin.project.projectID)
+    }
+}

@@ -1,0 +1,77 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthCore
+import HearthStore
+
+/// What a valid admin access token stands for.
+public struct AdminAccessToken: Sendable, Equatable {
+    public var keyID: String
+    public var clientEmail: String
+    public var projectID: String
+    public var expiresAt: Date
+}
+
+/// The JWTs that service-account keys take part in: assertions their holders sign (RFC 7523 JWT-bearer grants,
+/// custom tokens) and the short-lived admin access tokens Hearth issues in exchange.
+///
+/// Access tokens are RS256 JWTs signed by Hearth's own key ring with the header type `at+jwt` (RFC 9068) and
+/// Hearth's admin audience, so no ID token (type `JWT`, audience a project) can pass for one. Revoking the
+/// service-account key ends its access tokens too: the caller checks the key on every use.
+public struct ServiceAccountTokens: Sendable {
+    public let keyRing: SigningKeyRing
+    public static let accessTokenType = "at+jwt"
+    public static let adminAudience = "https://hearth.invalid/admin"
+    public static let accessTokenLifetime = 3600
+
+    public init(keyRing: SigningKeyRing) {
+        self.keyRing = keyRing
+    }
+
+    /// Longest lifetime accepted for an assertion or custom token (`exp - iat`), as Google allows.
+    public static let maxAssertionLifetime: Double = 3600
+
+    /// Whether `parsed` is an RS256 JWT signed by `key`, within its lifetime at `now` (60 s of skew).
+    /// The claims are the caller's to check.
+    public static func isSigned(_ parsed: JWS.Parsed, by key: ServiceAccountKey, now: Date) -> Bool {
+        guard key.revokedAt == nil, parsed.header["alg"]?.stringValue == "RS256",
+            let publicKey = try? _RSA.Signing.PublicKey(derRepresentation: key.publicKey),
+            JWS.verifyRS256(parsed, key: publicKey),
+            let iat = parsed.payload["iat"]?.doubleValue, let exp = parsed.payload["exp"]?.doubleValue
+        else { return false }
+        let t = now.timeIntervalSince1970
+        return iat <= t + 60 && exp > t - 60 && exp - iat <= maxAssertionLifetime
+    }
+
+    public func mintAccessToken(for key: ServiceAccountKey, now: Date) throws -> String {
+        let iat = now.secondsSince1970
+        let claims: JSONValue = [
+            "iss": .string(Self.adminAudience), "aud": .string(Self.adminAudience),
+            "sub": .string(key.clientEmail), "key_id": .string(key.keyID), "project_id": .string(key.projectID),
+            "iat": .number(Double(iat)), "exp": .number(Double(iat + Int64(Self.accessTokenLifetime))),
+        ]
+        let signer = try keyRing.currentSigner()
+        return try JWS.signRS256(payload: claims, kid: signer.kid, key: signer.privateKey, type: Self.accessTokenType)
+    }
+
+    /// The access token's facts, or nil when it is not a live access token Hearth issued.
+    public func verifyAccessToken(_ token: String, now: Date) async -> AdminAccessToken? {
+        guard let parsed = JWS.parse(token), parsed.header["alg"]?.stringValue == "RS256",
+            parsed.header["typ"]?.stringValue == Self.accessTokenType, let kid = parsed.header["kid"]?.stringValue
+        else { return nil }
+        var key = keyRing.key(kid: kid)
+        if key == nil {
+            await keyRing.reloadForUnknownKid()
+            key = keyRing.key(kid: kid)
+        }
+        let p = parsed.payload
+        guard let key, JWS.verifyRS256(parsed, key: key.publicKey),
+            p["aud"]?.stringValue == Self.adminAudience,
+            let keyID = p["key_id"]?.stringValue, let email = p["sub"]?.stringValue,
+            let project = p["project_id"]?.stringValue, let exp = p["exp"]?.doubleValue,
+            exp > now.timeIntervalSince1970
+        else { return nil }
+        return AdminAccessToken(
+            keyID: keyID, clientEmail: email, projectID: project, expiresAt: Date(timeIntervalSince1970: exp))
+    }
+}

@@ -1,0 +1,285 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import HearthCore
+import HearthEngine
+import HearthStore
+import HearthTokens
+import Hummingbird
+import Testing
+
+/// A service account registered in a harness's store, holding its private key as the JSON file's owner would.
+struct TestServiceAccount {
+    let key: ServiceAccountKey
+    let privateKey: _RSA.Signing.PrivateKey
+
+    static func register(in harness: Harness, project: String? = nil) async throws -> TestServiceAccount {
+        let credential = try ServiceAccountCredential.generate(
+            projectID: project ?? harness.projectID, tokenURI: "http://127.0.0.1:9099/oauth2/token", random: .system,
+            now: harness.clock.authClock.now())
+        try await harness.store.insertServiceAccountKey(credential.key)
+        let pem = try #require(credential.json["private_key"]?.stringValue)
+        return TestServiceAccount(key: credential.key, privateKey: try _RSA.Signing.PrivateKey(pemRepresentation: pem))
+    }
+
+    /// A JWT signed with this account's key, as google-auth and the Admin SDKs sign theirs.
+    func sign(_ claims: [String: JSONValue], now: Date, lifetime: Int = 3600) throws -> String {
+        var payload = claims
+        let iat = now.secondsSince1970
+        payload["iat"] = payload["iat"] ?? .number(Double(iat))
+        payload["exp"] = payload["exp"] ?? .number(Double(iat + Int64(lifetime)))
+        return try JWS.signRS256(payload: .object(payload), kid: key.keyID, key: privateKey)
+    }
+
+    func customToken(uid: String, claims: JSONValue? = nil, now: Date, lifetime: Int = 3600) throws -> String {
+        var payload: [String: JSONValue] = [
+            "iss": .string(key.clientEmail), "sub": .string(key.clientEmail),
+            "aud": .string(AuthEngine.customTokenAudience), "uid": .string(uid),
+        ]
+        if let claims { payload["claims"] = claims }
+        return try sign(payload, now: now, lifetime: lifetime)
+    }
+
+    /// An admin access token from the token endpoint, through the JWT-bearer grant.
+    func accessToken(_ c: Client, now: Date) async throws -> String {
+        let assertion = try sign(
+            [
+                "iss": .string(key.clientEmail), "aud": "http://127.0.0.1:9099/oauth2/token",
+                "scope": "https://www.googleapis.com/auth/cloud-platform",
+            ], now: now)
+        let reply = try await c.send(
+            "/oauth2/token", method: .post,
+            body: ByteBuffer(string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"),
+            key: nil, contentType: "application/x-www-form-urlencoded")
+        #expect(reply.status == 200)
+        return try #require(reply.string("access_token"))
+    }
+}
+
+extension Client {
+    func admin(_ path: String, _ body: JSONValue = [:], token: String, method: HTTPRequest.Method = .post)
+        async throws -> Reply
+    {
+        var headers = HTTPFields()
+        headers[.authorization] = "Bearer \(token)"
+        return try await send(
+            path, method: method, body: method == .get ? nil : ByteBuffer(string: body.jsonText), key: nil,
+            headers: headers)
+    }
+}
+
+@Suite("Admin authentication")
+struct AdminAuthenticationTests {
+    @Test func aServiceAccountExchangesAnAssertionForAnAccessTokenThatAdminRoutesAccept() async throws {
+        let h = try await Harness()
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { (c: Client) async throws in
+            let token = try await account.accessToken(c, now: h.clock.authClock.now())
+            let created = try await c.admin("/v1/projects/\(h.projectID)/accounts", ["email": "ada@example.com"], token: token)
+            #expect(created.status == 200)
+            let uid = try #require(created.string("localId"))
+            let found = try await c.admin("/v1/projects/\(h.projectID)/accounts:lookup", ["localId": [.string(uid)]], token: token)
+            #expect(found["users"]?[0]?["email"]?.stringValue == "ada@example.com")
+        }
+    }
+
+    @Test func adminRoutesRefuseMissingForeignAndEndUserCredentials() async throws {
+        let h = try await Harness()
+        let account = try await TestServiceAccount.register(in: h)
+        let other = try await TestServiceAccount.register(in: h, project: "other-project")
+        try await h.run { (c: Client) async throws in
+            let batchGet = "/v1/projects/\(h.projectID)/accounts:batchGet"
+            let none = try await c.send(batchGet, method: .get, key: nil)
+            #expect(none.status == 401)
+            #expect(none["error"]?["status"]?.stringValue == "UNAUTHENTICATED")
+
+            let idToken = try #require(try await c.signUp(email: "u@example.com", password: "secret1").string("idToken"))
+            #expect(try await c.admin(batchGet, token: idToken, method: .get).status == 401, "ID tokens are not admin")
+            #expect(try await c.admin(batchGet, token: "owner", method: .get).status == 401, "owner only in emulator mode")
+
+            let foreign = try await other.accessToken(c, now: h.clock.authClock.now())
+            let denied = try await c.admin(batchGet, token: foreign, method: .get)
+            #expect(denied.status == 403)
+            #expect(denied["error"]?["status"]?.stringValue == "PERMISSION_DENIED")
+
+            let token = try await account.accessToken(c, now: h.clock.authClock.now())
+            #expect(try await c.admin(batchGet, token: token, method: .get).status == 200)
+            _ = try await h.store.revokeServiceAccountKey(keyID: account.key.keyID, at: h.clock.authClock.now())
+            #expect(try await c.admin(batchGet, token: token, method: .get).status == 401, "revoking the key ends its tokens")
+        }
+    }
+
+    @Test func theTokenEndpointRefusesBadAssertionsInOAuthsShape() async throws {
+        let h = try await Harness()
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { (c: Client) async throws in
+            func grant(_ form: String) async throws -> Client.Reply {
+                try await c.send(
+                    "/oauth2/token", method: .post, body: ByteBuffer(string: form), key: nil,
+                    contentType: "application/x-www-form-urlencoded")
+            }
+            let now = h.clock.authClock.now()
+            let grantType = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer"
+            let wrongIssuer = try account.sign(["iss": "someone@else", "aud": "http://h/oauth2/token"], now: now)
+            let tooLong = try account.sign(
+                ["iss": .string(account.key.clientEmail), "aud": "http://h/oauth2/token"], now: now, lifetime: 7200)
+            let expired = try account.sign(
+                ["iss": .string(account.key.clientEmail), "aud": "http://h/oauth2/token"], now: now.addingTimeInterval(-7200))
+            for assertion in [wrongIssuer, tooLong, expired, "not-a-jwt"] {
+                let reply = try await grant("\(grantType)&assertion=\(assertion)")
+                #expect(reply.status == 400)
+                #expect(reply.string("error") == "invalid_grant")
+            }
+            let unsupported = try await grant("grant_type=password&assertion=x")
+            #expect(unsupported.string("error") == "unsupported_grant_type")
+            #expect(try await grant("grant_type=x").string("error") == "invalid_request")
+        }
+    }
+}
+
+@Suite("Admin user management")
+struct AdminUserTests {
+    /// Runs `body` with an admin access token for the harness's project.
+    static func withAdmin(_ h: Harness, _ body: @Sendable @escaping (Client, String) async throws -> Void) async throws {
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { (c: Client) async throws in
+            try await body(c, try await account.accessToken(c, now: h.clock.authClock.now()))
+        }
+    }
+
+    @Test func createsUsersWithTheirFieldsAndRefusesDuplicates() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token in
+            let path = "/v1/projects/\(h.projectID)/accounts"
+            let created = try await c.admin(
+                path,
+                [
+                    "localId": "uid-1", "email": "Ada@Example.com", "password": "secret1", "displayName": "Ada",
+                    "phoneNumber": "+16505550101", "emailVerified": true,
+                ], token: token)
+            #expect(created.status == 200)
+            #expect(created.string("localId") == "uid-1")
+            let stored = try #require(try await h.store.user(projectID: h.projectID, uid: "uid-1"))
+            #expect(stored.email == "ada@example.com" && stored.emailVerified && stored.phoneNumber == "+16505550101")
+            #expect(try await c.signIn("ada@example.com", "secret1").status == 200)
+
+            #expect(try await c.admin(path, ["localId": "uid-1"], token: token).errorCode == "DUPLICATE_LOCAL_ID")
+            #expect(try await c.admin(path, ["email": "ada@example.com"], token: token).errorCode == "EMAIL_EXISTS")
+            #expect(try await c.admin(path, ["phoneNumber": "+16505550101"], token: token).errorCode == "PHONE_NUMBER_EXISTS")
+            #expect(try await c.admin(path, ["email": "nope"], token: token).errorCode == "INVALID_EMAIL")
+            #expect(try await c.admin(path, ["password": "123"], token: token).errorCode == "WEAK_PASSWORD")
+            #expect(try await c.admin(path, ["localId": .string(String(repeating: "x", count: 129))], token: token).errorCode == "INVALID_LOCAL_ID")
+            #expect(try await h.store.countUsers(projectID: h.projectID) == 1)
+        }
+    }
+
+    @Test func customClaimsAreCheckedAndReachEveryLaterIDToken() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token in
+            let session = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let uid = try #require(session.string("localId"))
+            let update = "/v1/projects/\(h.projectID)/accounts:update"
+            let set = try await c.admin(update, ["localId": .string(uid), "customAttributes": #"{"admin":true,"tier":2}"#], token: token)
+            #expect(set.status == 200)
+            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": #"{"sub":"x"}"#], token: token).errorCode == "FORBIDDEN_CLAIM")
+            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": "[1]"], token: token).errorCode == "INVALID_CLAIMS")
+            let big = #"{"k":""# + String(repeating: "x", count: 1000) + #""}"#
+            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": .string(big)], token: token).errorCode == "CLAIMS_TOO_LARGE")
+
+            // The refreshed token (same session) and a new sign-in both carry the claims.
+            let refreshed = try await c.refresh(try #require(session.string("refreshToken")))
+            #expect(try claims(of: refreshed.string("id_token"))["admin"] == .bool(true))
+            let again = try await c.signIn("ada@example.com", "secret1")
+            #expect(try claims(of: again.string("idToken"))["tier"] == .number(2))
+
+            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": "{}"], token: token).status == 200)
+            #expect(try claims(of: try await c.signIn("ada@example.com", "secret1").string("idToken"))["admin"] == nil)
+        }
+    }
+
+    @Test func disablingRevokingAndDeletingTakeEffect() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token in
+            let session = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let uid = try #require(session.string("localId"))
+            let update = "/v1/projects/\(h.projectID)/accounts:update"
+
+            h.clock.advance(2)
+            let now = h.clock.authClock.now().secondsSince1970
+            #expect(try await c.admin(update, ["localId": .string(uid), "validSince": .string(String(now))], token: token).status == 200)
+            #expect(try await c.refresh(try #require(session.string("refreshToken"))).errorCode == "TOKEN_EXPIRED")
+            #expect(try await c.lookup(try #require(session.string("idToken"))).errorCode == "TOKEN_EXPIRED")
+
+            #expect(try await c.admin(update, ["localId": .string(uid), "disableUser": true], token: token).status == 200)
+            #expect(try await c.signIn("ada@example.com", "secret1").errorCode == "USER_DISABLED")
+            #expect(try await c.admin(update, ["localId": .string(uid), "disableUser": false, "password": "newpass1"], token: token).status == 200)
+            #expect(try await c.signIn("ada@example.com", "newpass1").status == 200)
+
+            #expect(try await c.admin(update, ["localId": "missing", "displayName": "x"], token: token).errorCode == "USER_NOT_FOUND")
+            #expect(try await c.admin("/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token).status == 200)
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid) == nil)
+            #expect(try await c.admin("/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token).errorCode == "USER_NOT_FOUND")
+        }
+    }
+
+    @Test func listsUsersPageByPageAndLooksThemUpByAnyIdentifier() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token in
+            for i in 0..<25 {
+                _ = try await c.admin(
+                    "/v1/projects/\(h.projectID)/accounts",
+                    ["localId": .string(String(format: "u%02d", i)), "email": .string("u\(i)@example.com"),
+                     "phoneNumber": .string("+1650555\(String(format: "%04d", i))")], token: token)
+            }
+            var seen: [String] = []
+            var pageToken: String?
+            repeat {
+                var path = "/v1/projects/\(h.projectID)/accounts:batchGet?maxResults=10"
+                if let pageToken { path += "&nextPageToken=\(pageToken)" }
+                let page = try await c.admin(path, token: token, method: .get)
+                #expect(page.status == 200)
+                seen += (page["users"]?.arrayValue ?? []).compactMap { $0["localId"]?.stringValue }
+                pageToken = page.string("nextPageToken")
+            } while pageToken != nil
+            #expect(seen == (0..<25).map { String(format: "u%02d", $0) })
+
+            let found = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:lookup",
+                ["localId": ["u01", "nope"], "email": ["U2@Example.com"], "phoneNumber": ["+16505550003", "+16505550001"]],
+                token: token)
+            #expect(found["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["u01", "u02", "u03"])
+            let none = try await c.admin("/v1/projects/\(h.projectID)/accounts:lookup", ["localId": ["nope"]], token: token)
+            #expect(none.status == 200 && none["users"] == nil)
+        }
+    }
+
+    @Test func batchDeleteKeepsEnabledAccountsUnlessForced() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token in
+            for uid in ["a", "b"] {
+                _ = try await c.admin("/v1/projects/\(h.projectID)/accounts", ["localId": .string(uid)], token: token)
+            }
+            let path = "/v1/projects/\(h.projectID)/accounts:batchDelete"
+            let kept = try await c.admin(path, ["localIds": ["a", "missing"]], token: token)
+            #expect(kept["errors"]?[0]?["localId"]?.stringValue == "a")
+            #expect(kept["errors"]?[0]?["message"]?.stringValue?.hasPrefix("NOT_DISABLED") == true)
+            #expect(try await h.store.countUsers(projectID: h.projectID) == 2)
+            let forced = try await c.admin(path, ["localIds": ["a", "b"], "force": true], token: token)
+            #expect(forced.status == 200 && forced["errors"] == nil)
+            #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
+            let tooMany = JSONValue.array((0...1000).map { .string("u\($0)") })
+            #expect(try await c.admin(path, ["localIds": tooMany], token: token).errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+        }
+    }
+}
+
+extension JSONValue {
+    var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let a) = self, a.indices.contains(index) else { return nil }
+        return a[index]
+    }
+}
