@@ -601,7 +601,8 @@ extension PostgresAuthStore {
             signInProvider: try row["sign_in_provider"].decode(String.self),
             createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
             revokedAt: try date(row["revoked_at"]),
-            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(RefreshRevocationReason.init(rawValue:)),
+            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(
+                RefreshRevocationReason.init(rawValue:)),
             extraClaims: try row["extra_claims"].decode(String?.self))
     }
 

@@ -60,7 +60,8 @@ extension SQLiteAuthStore {
             try db.run("DELETE FROM users WHERE project_id = ?", [projectID])
             let count = db.changesCount
             try db.run("DELETE FROM provider_links WHERE project_id = ?", [projectID])
-            let tokens = "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE project_id = ?)"
+            let tokens =
+                "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE project_id = ?)"
             try db.run(tokens, [projectID])
             try db.run("DELETE FROM refresh_families WHERE project_id = ?", [projectID])
             return count
@@ -120,7 +121,8 @@ extension SQLiteAuthStore {
 
     public func projectSettings(projectID: String) async throws -> String? {
         try await pool.read { db in
-            try String.fetchOne(db, sql: "SELECT settings FROM project_settings WHERE project_id = ?", arguments: [projectID])
+            try String.fetchOne(
+                db, sql: "SELECT settings FROM project_settings WHERE project_id = ?", arguments: [projectID])
         }
     }
 

@@ -50,7 +50,8 @@ struct Runtime {
         let hasher = PasswordHasher(
             threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
         let projects = ProjectRegistry(
-            defaultProjectID: configuration.defaultProject, projects: configuration.projects, servesAnyProject: emulator)
+            defaultProjectID: configuration.defaultProject, projects: configuration.projects, servesAnyProject: emulator
+        )
         try await loadProjectSettings(projects, store: store, logger: logger)
         let engine = AuthEngine(
             store: store, projects: projects, idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),

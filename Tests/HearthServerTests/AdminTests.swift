@@ -49,7 +49,8 @@ struct TestServiceAccount {
             ], now: now)
         let reply = try await c.send(
             "/oauth2/token", method: .post,
-            body: ByteBuffer(string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"),
+            body: ByteBuffer(
+                string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"),
             key: nil, contentType: "application/x-www-form-urlencoded")
         #expect(reply.status == 200)
         return try #require(reply.string("access_token"))
@@ -75,10 +76,12 @@ struct AdminAuthenticationTests {
         let account = try await TestServiceAccount.register(in: h)
         try await h.run { (c: Client) async throws in
             let token = try await account.accessToken(c, now: h.clock.authClock.now())
-            let created = try await c.admin("/v1/projects/\(h.projectID)/accounts", ["email": "ada@example.com"], token: token)
+            let created = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts", ["email": "ada@example.com"], token: token)
             #expect(created.status == 200)
             let uid = try #require(created.string("localId"))
-            let found = try await c.admin("/v1/projects/\(h.projectID)/accounts:lookup", ["localId": [.string(uid)]], token: token)
+            let found = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:lookup", ["localId": [.string(uid)]], token: token)
             #expect(found["users"]?[0]?["email"]?.stringValue == "ada@example.com")
         }
     }
@@ -93,9 +96,11 @@ struct AdminAuthenticationTests {
             #expect(none.status == 401)
             #expect(none["error"]?["status"]?.stringValue == "UNAUTHENTICATED")
 
-            let idToken = try #require(try await c.signUp(email: "u@example.com", password: "secret1").string("idToken"))
+            let idToken = try #require(
+                try await c.signUp(email: "u@example.com", password: "secret1").string("idToken"))
             #expect(try await c.admin(batchGet, token: idToken, method: .get).status == 401, "ID tokens are not admin")
-            #expect(try await c.admin(batchGet, token: "owner", method: .get).status == 401, "owner only in emulator mode")
+            #expect(
+                try await c.admin(batchGet, token: "owner", method: .get).status == 401, "owner only in emulator mode")
 
             let foreign = try await other.accessToken(c, now: h.clock.authClock.now())
             let denied = try await c.admin(batchGet, token: foreign, method: .get)
@@ -105,7 +110,9 @@ struct AdminAuthenticationTests {
             let token = try await account.accessToken(c, now: h.clock.authClock.now())
             #expect(try await c.admin(batchGet, token: token, method: .get).status == 200)
             _ = try await h.store.revokeServiceAccountKey(keyID: account.key.keyID, at: h.clock.authClock.now())
-            #expect(try await c.admin(batchGet, token: token, method: .get).status == 401, "revoking the key ends its tokens")
+            #expect(
+                try await c.admin(batchGet, token: token, method: .get).status == 401,
+                "revoking the key ends its tokens")
         }
     }
 
@@ -124,7 +131,8 @@ struct AdminAuthenticationTests {
             let tooLong = try account.sign(
                 ["iss": .string(account.key.clientEmail), "aud": "http://h/oauth2/token"], now: now, lifetime: 7200)
             let expired = try account.sign(
-                ["iss": .string(account.key.clientEmail), "aud": "http://h/oauth2/token"], now: now.addingTimeInterval(-7200))
+                ["iss": .string(account.key.clientEmail), "aud": "http://h/oauth2/token"],
+                now: now.addingTimeInterval(-7200))
             for assertion in [wrongIssuer, tooLong, expired, "not-a-jwt"] {
                 let reply = try await grant("\(grantType)&assertion=\(assertion)")
                 #expect(reply.status == 400)
@@ -140,7 +148,8 @@ struct AdminAuthenticationTests {
 @Suite("Admin user management")
 struct AdminUserTests {
     /// Runs `body` with an admin access token for the harness's project.
-    static func withAdmin(_ h: Harness, _ body: @Sendable @escaping (Client, String) async throws -> Void) async throws {
+    static func withAdmin(_ h: Harness, _ body: @Sendable @escaping (Client, String) async throws -> Void) async throws
+    {
         let account = try await TestServiceAccount.register(in: h)
         try await h.run { (c: Client) async throws in
             try await body(c, try await account.accessToken(c, now: h.clock.authClock.now()))
@@ -165,10 +174,14 @@ struct AdminUserTests {
 
             #expect(try await c.admin(path, ["localId": "uid-1"], token: token).errorCode == "DUPLICATE_LOCAL_ID")
             #expect(try await c.admin(path, ["email": "ada@example.com"], token: token).errorCode == "EMAIL_EXISTS")
-            #expect(try await c.admin(path, ["phoneNumber": "+16505550101"], token: token).errorCode == "PHONE_NUMBER_EXISTS")
+            #expect(
+                try await c.admin(path, ["phoneNumber": "+16505550101"], token: token).errorCode
+                    == "PHONE_NUMBER_EXISTS")
             #expect(try await c.admin(path, ["email": "nope"], token: token).errorCode == "INVALID_EMAIL")
             #expect(try await c.admin(path, ["password": "123"], token: token).errorCode == "WEAK_PASSWORD")
-            #expect(try await c.admin(path, ["localId": .string(String(repeating: "x", count: 129))], token: token).errorCode == "INVALID_LOCAL_ID")
+            #expect(
+                try await c.admin(path, ["localId": .string(String(repeating: "x", count: 129))], token: token)
+                    .errorCode == "INVALID_LOCAL_ID")
             #expect(try await h.store.countUsers(projectID: h.projectID) == 1)
         }
     }
@@ -179,12 +192,19 @@ struct AdminUserTests {
             let session = try await c.signUp(email: "ada@example.com", password: "secret1")
             let uid = try #require(session.string("localId"))
             let update = "/v1/projects/\(h.projectID)/accounts:update"
-            let set = try await c.admin(update, ["localId": .string(uid), "customAttributes": #"{"admin":true,"tier":2}"#], token: token)
+            let set = try await c.admin(
+                update, ["localId": .string(uid), "customAttributes": #"{"admin":true,"tier":2}"#], token: token)
             #expect(set.status == 200)
-            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": #"{"sub":"x"}"#], token: token).errorCode == "FORBIDDEN_CLAIM")
-            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": "[1]"], token: token).errorCode == "INVALID_CLAIMS")
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "customAttributes": #"{"sub":"x"}"#], token: token)
+                    .errorCode == "FORBIDDEN_CLAIM")
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "customAttributes": "[1]"], token: token).errorCode
+                    == "INVALID_CLAIMS")
             let big = #"{"k":""# + String(repeating: "x", count: 1000) + #""}"#
-            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": .string(big)], token: token).errorCode == "CLAIMS_TOO_LARGE")
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "customAttributes": .string(big)], token: token)
+                    .errorCode == "CLAIMS_TOO_LARGE")
 
             // The refreshed token (same session) and a new sign-in both carry the claims.
             let refreshed = try await c.refresh(try #require(session.string("refreshToken")))
@@ -192,7 +212,9 @@ struct AdminUserTests {
             let again = try await c.signIn("ada@example.com", "secret1")
             #expect(try claims(of: again.string("idToken"))["tier"] == .number(2))
 
-            #expect(try await c.admin(update, ["localId": .string(uid), "customAttributes": "{}"], token: token).status == 200)
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "customAttributes": "{}"], token: token).status
+                    == 200)
             #expect(try claims(of: try await c.signIn("ada@example.com", "secret1").string("idToken"))["admin"] == nil)
         }
     }
@@ -206,19 +228,33 @@ struct AdminUserTests {
 
             h.clock.advance(2)
             let now = h.clock.authClock.now().secondsSince1970
-            #expect(try await c.admin(update, ["localId": .string(uid), "validSince": .string(String(now))], token: token).status == 200)
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "validSince": .string(String(now))], token: token)
+                    .status == 200)
             #expect(try await c.refresh(try #require(session.string("refreshToken"))).errorCode == "TOKEN_EXPIRED")
             #expect(try await c.lookup(try #require(session.string("idToken"))).errorCode == "TOKEN_EXPIRED")
 
-            #expect(try await c.admin(update, ["localId": .string(uid), "disableUser": true], token: token).status == 200)
+            #expect(
+                try await c.admin(update, ["localId": .string(uid), "disableUser": true], token: token).status == 200)
             #expect(try await c.signIn("ada@example.com", "secret1").errorCode == "USER_DISABLED")
-            #expect(try await c.admin(update, ["localId": .string(uid), "disableUser": false, "password": "newpass1"], token: token).status == 200)
+            #expect(
+                try await c.admin(
+                    update, ["localId": .string(uid), "disableUser": false, "password": "newpass1"], token: token
+                ).status == 200)
             #expect(try await c.signIn("ada@example.com", "newpass1").status == 200)
 
-            #expect(try await c.admin(update, ["localId": "missing", "displayName": "x"], token: token).errorCode == "USER_NOT_FOUND")
-            #expect(try await c.admin("/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token).status == 200)
+            #expect(
+                try await c.admin(update, ["localId": "missing", "displayName": "x"], token: token).errorCode
+                    == "USER_NOT_FOUND")
+            #expect(
+                try await c.admin(
+                    "/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token
+                ).status == 200)
             #expect(try await h.store.user(projectID: h.projectID, uid: uid) == nil)
-            #expect(try await c.admin("/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token).errorCode == "USER_NOT_FOUND")
+            #expect(
+                try await c.admin(
+                    "/v1/projects/\(h.projectID)/accounts:delete", ["localId": .string(uid)], token: token
+                ).errorCode == "USER_NOT_FOUND")
         }
     }
 
@@ -228,8 +264,10 @@ struct AdminUserTests {
             for i in 0..<25 {
                 _ = try await c.admin(
                     "/v1/projects/\(h.projectID)/accounts",
-                    ["localId": .string(String(format: "u%02d", i)), "email": .string("u\(i)@example.com"),
-                     "phoneNumber": .string("+1650555\(String(format: "%04d", i))")], token: token)
+                    [
+                        "localId": .string(String(format: "u%02d", i)), "email": .string("u\(i)@example.com"),
+                        "phoneNumber": .string("+1650555\(String(format: "%04d", i))"),
+                    ], token: token)
             }
             var seen: [String] = []
             var pageToken: String?
@@ -245,10 +283,14 @@ struct AdminUserTests {
 
             let found = try await c.admin(
                 "/v1/projects/\(h.projectID)/accounts:lookup",
-                ["localId": ["u01", "nope"], "email": ["U2@Example.com"], "phoneNumber": ["+16505550003", "+16505550001"]],
+                [
+                    "localId": ["u01", "nope"], "email": ["U2@Example.com"],
+                    "phoneNumber": ["+16505550003", "+16505550001"],
+                ],
                 token: token)
             #expect(found["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["u01", "u02", "u03"])
-            let none = try await c.admin("/v1/projects/\(h.projectID)/accounts:lookup", ["localId": ["nope"]], token: token)
+            let none = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:lookup", ["localId": ["nope"]], token: token)
             #expect(none.status == 200 && none["users"] == nil)
         }
     }
@@ -268,7 +310,8 @@ struct AdminUserTests {
             #expect(forced.status == 200 && forced["errors"] == nil)
             #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
             let tooMany = JSONValue.array((0...1000).map { .string("u\($0)") })
-            #expect(try await c.admin(path, ["localIds": tooMany], token: token).errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+            #expect(
+                try await c.admin(path, ["localIds": tooMany], token: token).errorCode == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
         }
     }
 }

@@ -43,14 +43,24 @@ struct CustomTokenTests {
             let now = h.clock.authClock.now()
             let email = JSONValue.string(account.key.clientEmail)
             let cases: [(String, String)] = [
-                (try account.sign(["iss": email, "sub": email, "aud": "test-project", "uid": "u"], now: now), "INVALID_CUSTOM_TOKEN"),
+                (
+                    try account.sign(["iss": email, "sub": email, "aud": "test-project", "uid": "u"], now: now),
+                    "INVALID_CUSTOM_TOKEN"
+                ),
                 (try account.customToken(uid: "u", now: now, lifetime: 3601), "INVALID_CUSTOM_TOKEN"),
                 (try account.customToken(uid: "u", now: now.addingTimeInterval(-4000)), "INVALID_CUSTOM_TOKEN"),
                 (try account.customToken(uid: String(repeating: "u", count: 129), now: now), "INVALID_CUSTOM_TOKEN"),
                 (try account.customToken(uid: "u", claims: ["firebase": "x"], now: now), "FORBIDDEN_CLAIM"),
-                (try account.sign(["iss": "x@y", "sub": "x@y", "aud": .string(AuthEngine.customTokenAudience), "uid": "u"], now: now), "INVALID_CUSTOM_TOKEN"),
+                (
+                    try account.sign(
+                        ["iss": "x@y", "sub": "x@y", "aud": .string(AuthEngine.customTokenAudience), "uid": "u"],
+                        now: now), "INVALID_CUSTOM_TOKEN"
+                ),
                 (try foreign.customToken(uid: "u", now: now), "CREDENTIAL_MISMATCH"),
-                (JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "u"]), "INVALID_CUSTOM_TOKEN"),
+                (
+                    JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "u"]),
+                    "INVALID_CUSTOM_TOKEN"
+                ),
                 ("garbage", "INVALID_CUSTOM_TOKEN"),
                 ("", "MISSING_CUSTOM_TOKEN"),
             ]
@@ -65,7 +75,8 @@ struct CustomTokenTests {
             forged += "AAAA"
             #expect(try await signIn(c, forged).errorCode == "INVALID_CUSTOM_TOKEN")
             _ = try await h.store.revokeServiceAccountKey(keyID: account.key.keyID, at: now)
-            #expect(try await signIn(c, try account.customToken(uid: "u", now: now)).errorCode == "INVALID_CUSTOM_TOKEN")
+            #expect(
+                try await signIn(c, try account.customToken(uid: "u", now: now)).errorCode == "INVALID_CUSTOM_TOKEN")
             #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
         }
     }
@@ -117,7 +128,9 @@ struct UserImportTests {
     @Test func perEntryErrorsLeaveTheRestImported() async throws {
         let h = try await Harness()
         try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
-            _ = try await c.admin("/v1/projects/\(h.projectID)/accounts", ["localId": "taken", "email": "taken@example.com"], token: token)
+            _ = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts", ["localId": "taken", "email": "taken@example.com"], token: token
+            )
             let path = "/v1/projects/\(h.projectID)/accounts:batchCreate"
             let reply = try await c.admin(
                 path,
@@ -151,15 +164,28 @@ struct UserImportTests {
             #expect(try await c.admin(path, batch([]), token: token).errorCode == "MISSING_USER_ACCOUNT")
             let tooMany = (0...1000).map { JSONValue.object(["localId": .string("u\($0)")]) }
             #expect(try await c.admin(path, batch(tooMany), token: token).errorCode == "MAXIMUM_USER_COUNT_EXCEEDED")
-            #expect(try await c.admin(path, batch([["localId": "a"], ["localId": "a"]]), token: token).errorCode == "DUPLICATE_LOCAL_ID")
             #expect(
-                try await c.admin(path, batch([["localId": "a", "email": "x@y.com"], ["localId": "b", "email": "X@y.com"]],
-                    extra: ["sanityCheck": true]), token: token).errorCode == "DUPLICATE_EMAIL")
-            #expect(try await c.admin(path, batch([Self.scryptUser], extra: ["hashAlgorithm": "ROT13"]), token: token).errorCode == "INVALID_HASH_ALGORITHM")
-            #expect(try await c.admin(path, batch([Self.scryptUser], extra: [:]), token: token).errorCode == "INVALID_HASH_ALGORITHM")
+                try await c.admin(path, batch([["localId": "a"], ["localId": "a"]]), token: token).errorCode
+                    == "DUPLICATE_LOCAL_ID")
             #expect(
-                try await c.admin(path, batch([Self.scryptUser], extra: ["hashAlgorithm": "SCRYPT", "rounds": 8, "memoryCost": 14]), token: token)
-                    .errorCode == "INVALID_HASH_KEY")
+                try await c.admin(
+                    path,
+                    batch(
+                        [["localId": "a", "email": "x@y.com"], ["localId": "b", "email": "X@y.com"]],
+                        extra: ["sanityCheck": true]), token: token
+                ).errorCode == "DUPLICATE_EMAIL")
+            #expect(
+                try await c.admin(path, batch([Self.scryptUser], extra: ["hashAlgorithm": "ROT13"]), token: token)
+                    .errorCode == "INVALID_HASH_ALGORITHM")
+            #expect(
+                try await c.admin(path, batch([Self.scryptUser], extra: [:]), token: token).errorCode
+                    == "INVALID_HASH_ALGORITHM")
+            #expect(
+                try await c.admin(
+                    path, batch([Self.scryptUser], extra: ["hashAlgorithm": "SCRYPT", "rounds": 8, "memoryCost": 14]),
+                    token: token
+                )
+                .errorCode == "INVALID_HASH_KEY")
             #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
         }
     }
@@ -171,7 +197,9 @@ struct UserImportTests {
             let uid = try #require(session.string("localId"))
             h.clock.advance(2)
             let path = "/v1/projects/\(h.projectID)/accounts:batchCreate"
-            let body = batch([["localId": .string(uid), "email": "ada@example.com", "displayName": "Imported Ada"]], extra: ["allowOverwrite": true])
+            let body = batch(
+                [["localId": .string(uid), "email": "ada@example.com", "displayName": "Imported Ada"]],
+                extra: ["allowOverwrite": true])
             #expect(try await c.admin(path, body, token: token)["error"] == .array([]))
             #expect(try await h.store.user(projectID: h.projectID, uid: uid)?.displayName == "Imported Ada")
             #expect(try await c.refresh(try #require(session.string("refreshToken"))).errorCode == "TOKEN_EXPIRED")
@@ -202,7 +230,10 @@ struct SessionCookieTests {
             }
 
             for duration in ["299", "1209601"] {
-                #expect(try await c.admin(path, ["idToken": .string(idToken), "validDuration": .string(duration)], token: token).errorCode == "INVALID_DURATION")
+                #expect(
+                    try await c.admin(
+                        path, ["idToken": .string(idToken), "validDuration": .string(duration)], token: token
+                    ).errorCode == "INVALID_DURATION")
             }
             #expect(try await c.admin(path, ["idToken": "x"], token: token).errorCode == "INVALID_ID_TOKEN")
         }
@@ -214,13 +245,15 @@ struct EmulatorModeTests {
     @Test func ownerIsAdminTokensAreUnsignedAndAnyProjectIsServed() async throws {
         let h = try await Harness(emulator: true)
         try await h.run { (c: Client) async throws in
-            let signedUp = try await c.post("/v1/projects/any-project/accounts:signUp", ["returnSecureToken": true], key: "whatever")
+            let signedUp = try await c.post(
+                "/v1/projects/any-project/accounts:signUp", ["returnSecureToken": true], key: "whatever")
             #expect(signedUp.status == 200)
             let idToken = try #require(signedUp.string("idToken"))
             #expect(idToken.hasSuffix("."), "unsigned, as the Firebase Auth Emulator issues them")
             let header = try #require(Base64URL.decode(String(idToken.split(separator: ".")[0])))
             #expect(try JSONValue.parse(header)["alg"]?.stringValue == "none")
-            let lookup = try await c.post("/v1/projects/any-project/accounts:lookup", ["idToken": .string(idToken)], key: "k")
+            let lookup = try await c.post(
+                "/v1/projects/any-project/accounts:lookup", ["idToken": .string(idToken)], key: "k")
             #expect(lookup.status == 200, "the emulator accepts its own unsigned tokens")
 
             let created = try await c.admin("/v1/projects/any-project/accounts", ["localId": "x1"], token: "owner")
@@ -230,7 +263,9 @@ struct EmulatorModeTests {
 
             // The emulator also takes unsigned custom tokens.
             let custom = JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "c1"])
-            #expect(try await c.post("/v1/projects/any-project/accounts:signInWithCustomToken", ["token": .string(custom)]).status == 200)
+            #expect(
+                try await c.post("/v1/projects/any-project/accounts:signInWithCustomToken", ["token": .string(custom)])
+                    .status == 200)
 
             let reset = try await c.send("/emulator/v1/projects/any-project/accounts", method: .delete, key: nil)
             #expect(reset.status == 200)
@@ -241,17 +276,25 @@ struct EmulatorModeTests {
                 body: ByteBuffer(string: #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#), key: nil)
             #expect(config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == .bool(false))
             #expect(h.engine.projects.config(h.projectID)?.emailEnumerationProtection == false)
-            #expect(try await c.send("/emulator/v1/projects/\(h.projectID)/oobCodes", method: .get, key: nil)["oobCodes"] == .array([]))
+            #expect(
+                try await c.send("/emulator/v1/projects/\(h.projectID)/oobCodes", method: .get, key: nil)["oobCodes"]
+                    == .array([]))
         }
     }
 
     @Test func withoutEmulatorModeNoneOfItIsAvailable() async throws {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
-            #expect(try await c.send("/emulator/v1/projects/\(h.projectID)/accounts", method: .delete, key: nil).status == 404)
+            #expect(
+                try await c.send("/emulator/v1/projects/\(h.projectID)/accounts", method: .delete, key: nil).status
+                    == 404)
             let custom = JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "c1"])
-            #expect(try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(custom)]).errorCode == "INVALID_CUSTOM_TOKEN")
-            #expect(try await c.post("/v1/projects/any-project/accounts:signUp", [:], key: "k").errorCode == "INVALID_PROJECT_ID")
+            #expect(
+                try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(custom)]).errorCode
+                    == "INVALID_CUSTOM_TOKEN")
+            #expect(
+                try await c.post("/v1/projects/any-project/accounts:signUp", [:], key: "k").errorCode
+                    == "INVALID_PROJECT_ID")
         }
     }
 }
@@ -269,18 +312,21 @@ struct ProjectConfigAPITests {
 
             let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505553434"])
             let verified = try await c.post(
-                "/v1/accounts:signInWithPhoneNumber", ["sessionInfo": .string(sent.string("sessionInfo") ?? ""), "code": "654321"])
+                "/v1/accounts:signInWithPhoneNumber",
+                ["sessionInfo": .string(sent.string("sessionInfo") ?? ""), "code": "654321"])
             #expect(verified.status == 200)
             #expect(try await h.store.outbox(projectID: h.projectID).isEmpty, "no SMS for a test number")
 
             let bad: JSONValue = ["signIn": ["phoneNumber": ["testPhoneNumbers": ["+16505553434": "12"]]]]
-            #expect(try await c.admin(path, bad, token: token, method: .patch).errorCode == "INVALID_TESTING_PHONE_NUMBER")
+            #expect(
+                try await c.admin(path, bad, token: token, method: .patch).errorCode == "INVALID_TESTING_PHONE_NUMBER")
             let unsupported = try await c.admin(
                 "/v2/projects/\(h.projectID)/config?updateMask=mfa", ["mfa": [:]], token: token, method: .patch)
             #expect(unsupported.errorCode == "INVALID_CONFIG")
 
             // Another server process on the same store picks the settings up.
-            let registry = ProjectRegistry(defaultProjectID: h.projectID, projects: [ProjectConfig(projectID: h.projectID)])
+            let registry = ProjectRegistry(
+                defaultProjectID: h.projectID, projects: [ProjectConfig(projectID: h.projectID)])
             #expect(try await registry.load(from: h.store).isEmpty)
             #expect(registry.config(h.projectID)?.phone.testPhoneNumbers == ["+16505553434": "654321"])
             let fetched = try await c.admin("/v2/projects/\(h.projectID)/config", token: token, method: .get)

@@ -12,10 +12,13 @@ struct AdministrationConformance {
         try await withFreshStore(backend) { store, _ in
             // Byte order, whatever the database collation: "B" < "a" < "b".
             for uid in ["b", "a", "B", "c"] {
-                try await store.insertUser(Fixture.user(uid: uid, email: "\(uid.lowercased())\(uid)@x.com", providers: [
-                    ProviderUserInfo(providerID: "google.com", rawID: "g-\(uid)"),
-                    ProviderUserInfo(providerID: "apple.com", rawID: "a-\(uid)"),
-                ]))
+                try await store.insertUser(
+                    Fixture.user(
+                        uid: uid, email: "\(uid.lowercased())\(uid)@x.com",
+                        providers: [
+                            ProviderUserInfo(providerID: "google.com", rawID: "g-\(uid)"),
+                            ProviderUserInfo(providerID: "apple.com", rawID: "a-\(uid)"),
+                        ]))
             }
             try await store.insertUser(Fixture.user(project: "p2", uid: "a0", email: nil))
             let first = try await store.users(projectID: "p1", afterUID: nil, limit: 2)
@@ -31,15 +34,19 @@ struct AdministrationConformance {
     @Test(arguments: Backend.available)
     func importsABatchReportingConflictsByIndex(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
-            try await store.insertUser(Fixture.user(uid: "old", email: "old@x.com", phone: "+15550001", providers: [
-                ProviderUserInfo(providerID: "google.com", rawID: "g-old")
-            ]))
+            try await store.insertUser(
+                Fixture.user(
+                    uid: "old", email: "old@x.com", phone: "+15550001",
+                    providers: [
+                        ProviderUserInfo(providerID: "google.com", rawID: "g-old")
+                    ]))
             let batch = [
                 Fixture.user(uid: "n1", email: "n1@x.com", providers: []),
                 Fixture.user(uid: "old", email: "other@x.com", providers: []),  // uid taken
                 Fixture.user(uid: "n2", email: "old@x.com", providers: []),  // e-mail taken
                 Fixture.user(uid: "n3", email: nil, phone: "+15550001", providers: []),  // phone taken
-                Fixture.user(uid: "n4", email: nil, providers: [ProviderUserInfo(providerID: "google.com", rawID: "g-old")]),
+                Fixture.user(
+                    uid: "n4", email: nil, providers: [ProviderUserInfo(providerID: "google.com", rawID: "g-old")]),
                 Fixture.user(uid: "n5", email: "n1@x.com", providers: []),  // taken earlier in this batch
             ]
             let failures = try await store.importUsers(batch, overwrite: false)
@@ -56,19 +63,28 @@ struct AdministrationConformance {
     @Test(arguments: Backend.available)
     func importWithOverwriteReplacesTheUserAndTheirLinks(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
-            try await store.insertUser(Fixture.user(uid: "u1", email: "ada@x.com", providers: [
-                ProviderUserInfo(providerID: "google.com", rawID: "g-1")
-            ]))
-            var replacement = Fixture.user(uid: "u1", email: "ada@x.com", providers: [
-                ProviderUserInfo(providerID: "apple.com", rawID: "a-1")
-            ])
+            try await store.insertUser(
+                Fixture.user(
+                    uid: "u1", email: "ada@x.com",
+                    providers: [
+                        ProviderUserInfo(providerID: "google.com", rawID: "g-1")
+                    ]))
+            var replacement = Fixture.user(
+                uid: "u1", email: "ada@x.com",
+                providers: [
+                    ProviderUserInfo(providerID: "apple.com", rawID: "a-1")
+                ])
             replacement.displayName = "Imported"
             #expect(try await store.importUsers([replacement], overwrite: true).isEmpty)
             #expect(try await store.user(projectID: "p1", uid: "u1") == replacement)
             // The old link is gone, so another user may now take it.
             #expect(
                 try await store.importUsers(
-                    [Fixture.user(uid: "u2", email: nil, providers: [ProviderUserInfo(providerID: "google.com", rawID: "g-1")])],
+                    [
+                        Fixture.user(
+                            uid: "u2", email: nil, providers: [ProviderUserInfo(providerID: "google.com", rawID: "g-1")]
+                        )
+                    ],
                     overwrite: false
                 ).isEmpty)
         }
@@ -96,7 +112,8 @@ struct AdministrationConformance {
                 createdAt: Fixture.t0)
             try await store.insertServiceAccountKey(key)
             try await store.insertServiceAccountKey(
-                ServiceAccountKey(keyID: "k2", projectID: "p2", clientEmail: "b@p2", publicKey: [4], createdAt: Fixture.t(1)))
+                ServiceAccountKey(
+                    keyID: "k2", projectID: "p2", clientEmail: "b@p2", publicKey: [4], createdAt: Fixture.t(1)))
             #expect(try await store.serviceAccountKey(keyID: "k1") == key)
             #expect(try await store.serviceAccountKey(keyID: "nope") == nil)
             #expect(try await store.revokeServiceAccountKey(keyID: "k1", at: Fixture.t(5)))
@@ -123,7 +140,8 @@ struct AdministrationConformance {
             var family = Fixture.family("f1")
             family.extraClaims = #"{"premium":true}"#
             try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
-            guard case .rotated(let rotated) = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2")) else {
+            guard case .rotated(let rotated) = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2"))
+            else {
                 Issue.record("not rotated")
                 return
             }

@@ -92,11 +92,15 @@ extension ProjectConfig {
             }
         }
         if let privacy = get("emailPrivacyConfig.enableImprovedEmailPrivacy"), privacy != .null {
-            guard let on = privacy.boolValue else { throw AuthError(.invalidConfig, "enableImprovedEmailPrivacy is a bool") }
+            guard let on = privacy.boolValue else {
+                throw AuthError(.invalidConfig, "enableImprovedEmailPrivacy is a bool")
+            }
             config.emailEnumerationProtection = on
         }
         if let domains = get("authorizedDomains"), domains != .null {
-            guard case .array(let items) = domains else { throw AuthError(.invalidConfig, "authorizedDomains is a list") }
+            guard case .array(let items) = domains else {
+                throw AuthError(.invalidConfig, "authorizedDomains is a list")
+            }
             config.authorizedDomains = items.compactMap(\.stringValue)
         }
         return config

@@ -150,7 +150,8 @@ extension PasswordHash {
     /// are per algorithm and travel separately (`PasswordHashImport`), or whole in `encoded`.
     public var exportedBytes: (hash: [UInt8], salt: [UInt8]) {
         switch self {
-        case .scrypt(_, let salt, let hash), .firebaseScrypt(_, let salt, let hash), .standardScrypt(_, let salt, let hash),
+        case .scrypt(_, let salt, let hash), .firebaseScrypt(_, let salt, let hash),
+            .standardScrypt(_, let salt, let hash),
             .pbkdf2(_, _, let salt, let hash), .hmac(_, _, _, let salt, let hash), .digest(_, _, _, let salt, let hash):
             (hash, salt)
         case .bcrypt(let bcrypt):

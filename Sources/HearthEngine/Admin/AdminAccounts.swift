@@ -168,7 +168,8 @@ extension AuthEngine {
         guard (1...Self.maxBatchSize).contains(limit) else {
             throw AuthError(.invalidArgument, "maxResults must be between 1 and \(Self.maxBatchSize).")
         }
-        let users = try await store.users(projectID: origin.project.projectID, afterUID: pageToken.nonEmpty, limit: limit)
+        let users = try await store.users(
+            projectID: origin.project.projectID, afterUID: pageToken.nonEmpty, limit: limit)
         return (users, users.count == limit ? users.last?.uid : nil)
     }
 
@@ -184,7 +185,8 @@ extension AuthEngine {
             if !user.disabled && !force {
                 errors.append(
                     BatchDeleteError(
-                        index: index, localID: uid, message: "NOT_DISABLED : Disable the account before batch deletion."))
+                        index: index, localID: uid, message: "NOT_DISABLED : Disable the account before batch deletion."
+                    ))
                 continue
             }
             _ = try await store.deleteUser(projectID: projectID, uid: uid)

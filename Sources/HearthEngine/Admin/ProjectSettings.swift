@@ -10,9 +10,12 @@ extension AuthEngine {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }
         let merged = try ProjectSettingsUpdate.merge(patch, into: projects.settings(projectID), mask: mask, base: base)
-        try await store.saveProjectSettings(projectID: projectID, settings: JSONValue.object(merged).jsonText, at: clock.now())
+        try await store.saveProjectSettings(
+            projectID: projectID, settings: JSONValue.object(merged).jsonText, at: clock.now())
         try projects.apply(settings: merged, to: projectID)
-        logger.info("project settings changed", metadata: ["project": "\(projectID)", "settings": "\(JSONValue.object(merged).jsonText)"])
+        logger.info(
+            "project settings changed",
+            metadata: ["project": "\(projectID)", "settings": "\(JSONValue.object(merged).jsonText)"])
         return projects.config(projectID)!
     }
 }

@@ -13,6 +13,9 @@ public struct ImportedUser: Sendable, Equatable {
     public var disabled = false
     public var passwordHash: [UInt8]?
     public var salt: [UInt8]?
+    /// A hash in Hearth's stored form, with its own parameters (Hearth's JSON export); used instead of
+    /// `passwordHash` and the batch's hash settings.
+    public var encodedPasswordHash: String?
     public var customAttributes: String?
     public var createdAt: Date?
     public var lastLoginAt: Date?
@@ -86,7 +89,9 @@ public struct UserImportRequest: Sendable {
     /// Replace stored users with the same uid instead of reporting them.
     public var allowOverwrite: Bool
 
-    public init(users: [ImportedUser], hash: PasswordHashImport?, sanityCheck: Bool = false, allowOverwrite: Bool = false) {
+    public init(
+        users: [ImportedUser], hash: PasswordHashImport?, sanityCheck: Bool = false, allowOverwrite: Bool = false
+    ) {
         self.users = users
         self.hash = hash
         self.sanityCheck = sanityCheck
@@ -117,7 +122,7 @@ public struct UserImporter: Sendable {
         guard !r.users.isEmpty else { throw AuthError(.missingUserAccount) }
         guard r.users.count <= AuthEngine.maxBatchSize else { throw AuthError(.maximumUserCountExceeded) }
         try r.hash?.validate()
-        if r.hash == nil, r.users.contains(where: { $0.passwordHash != nil }) {
+        if r.hash == nil, r.users.contains(where: { $0.passwordHash != nil && $0.encodedPasswordHash == nil }) {
             throw AuthError(.invalidHashAlgorithm, "A hashAlgorithm is required to import password hashes.")
         }
         try checkDuplicates(r)
@@ -181,7 +186,12 @@ public struct UserImporter: Sendable {
             }
         }
         var stored: String?
-        if let hashBytes = u.passwordHash, let hash {
+        if let encoded = u.encodedPasswordHash {
+            guard PasswordHash(encoded: encoded) != nil else {
+                throw AuthError(.invalidArgument, "hearthPasswordHash is not a hash Hearth understands")
+            }
+            stored = encoded
+        } else if let hashBytes = u.passwordHash, let hash {
             guard let made = hash.passwordHash(hash: hashBytes, salt: u.salt ?? []) else {
                 throw AuthError(.invalidArgument, "password hash is invalid for \(hash.algorithm.rawValue)")
             }
@@ -220,7 +230,8 @@ public struct UserImporter: Sendable {
 extension AuthEngine {
     /// `accounts:batchCreate`.
     public func adminImportUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
-        let errors = try await UserImporter(store: store, clock: clock).importBatch(r, projectID: origin.project.projectID)
+        let errors = try await UserImporter(store: store, clock: clock).importBatch(
+            r, projectID: origin.project.projectID)
         logger.info(
             "users imported",
             metadata: [

@@ -31,7 +31,8 @@ extension AuthEngine {
                 // Created by a concurrent sign-in with the same token: sign in to that account instead.
                 throw StoreError.versionConflict
             } catch { throw mapStoreError(error) }
-            logger.info("account created", metadata: ["project": "\(project.projectID)", "uid": "\(uid)", "provider": "custom"])
+            logger.info(
+                "account created", metadata: ["project": "\(project.projectID)", "uid": "\(uid)", "provider": "custom"])
             return (user, true)
         }
         let tokens = try await startSession(for: user, provider: ProviderID.custom, origin: origin, extraClaims: claims)

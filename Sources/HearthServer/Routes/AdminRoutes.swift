@@ -62,7 +62,8 @@ extension AuthRoutes {
 
     func adminBatchGet(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let page = try await engine.adminListUsers(
-            maxResults: try wire.int("maxResults").map { Int(clamping: $0) }, pageToken: try wire.string("nextPageToken"),
+            maxResults: try wire.int("maxResults").map { Int(clamping: $0) },
+            pageToken: try wire.string("nextPageToken"),
             origin: origin)
         return .compact([
             "kind": "identitytoolkit#DownloadAccountResponse",
@@ -114,7 +115,10 @@ extension AuthRoutes {
                 ? nil
                 : .array(
                     errors.map {
-                        ["index": .number(Double($0.index)), "localId": .string($0.localID), "message": .string($0.message)]
+                        [
+                            "index": .number(Double($0.index)), "localId": .string($0.localID),
+                            "message": .string($0.message),
+                        ]
                     })
         ])
     }

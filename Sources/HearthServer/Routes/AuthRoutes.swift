@@ -57,7 +57,8 @@ public struct AuthRoutes: Sendable {
                     }
                     if method.allowsGet {
                         router.get(path) { request, context in
-                            try await respond(request, context, hasProject: hasProject, method.client, admin: method.admin)
+                            try await respond(
+                                request, context, hasProject: hasProject, method.client, admin: method.admin)
                         }
                     }
                 }
@@ -94,7 +95,8 @@ public struct AuthRoutes: Sendable {
         ] {
             router.get(path) { request, context in try await respond(request, context, hasProject: false, projectConfig)
             }
-            router.post(path) { request, context in try await respond(request, context, hasProject: false, projectConfig)
+            router.post(path) { request, context in
+                try await respond(request, context, hasProject: false, projectConfig)
             }
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {

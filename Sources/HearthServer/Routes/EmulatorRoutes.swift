@@ -20,7 +20,8 @@ struct EmulatorRoutes: Sendable {
         router.delete("/emulator/v1/projects/{project}/accounts") { _, context in
             let project = try project(context)
             let count = try await engine.store.deleteAllUsers(projectID: project.projectID)
-            context.logger.info("emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
+            context.logger.info(
+                "emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
             return WireResponse.json([:])
         }
         router.get("/emulator/v1/projects/{project}/config") { _, context in

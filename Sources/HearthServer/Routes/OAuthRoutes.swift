@@ -26,7 +26,8 @@ struct OAuthRoutes: Sendable {
                         default: AuthErrorCode.oauthInvalidRequest.rawValue
                         }
                     return WireResponse.json(
-                        .compact(["error": .string(code), "error_description": .text(error.detail)]), status: .badRequest)
+                        .compact(["error": .string(code), "error_description": .text(error.detail)]),
+                        status: .badRequest)
                 }
             }
         }

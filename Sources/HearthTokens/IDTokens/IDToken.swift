@@ -37,7 +37,6 @@ public struct IDTokenService: Sendable {
     /// Session cookies live from five minutes to two weeks, as Firebase allows.
     public static let sessionCookieLifetimes = 300...1_209_600
 
-
     /// An ID token for `user`. `extraClaims` (a custom token's claims, kept with the session) join the user's own
     /// custom claims at the top level; reserved names are never taken from either.
     public func mint(

@@ -12,7 +12,9 @@ public struct ServiceAccountCredential: Sendable {
     public var json: JSONValue
 
     /// Generates an RSA-2048 key for `projectID`. `tokenURI` is Hearth's OAuth2 token endpoint as clients reach it.
-    public static func generate(projectID: String, tokenURI: String, name: String? = nil, random: SecureRandom, now: Date)
+    public static func generate(
+        projectID: String, tokenURI: String, name: String? = nil, random: SecureRandom, now: Date
+    )
         throws -> ServiceAccountCredential
     {
         let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
@@ -22,7 +24,8 @@ public struct ServiceAccountCredential: Sendable {
         // Google's client ids are 21 digits.
         let clientID = "1" + random.bytes(20).map { String($0 % 10) }.joined()
         let key = ServiceAccountKey(
-            keyID: keyID, projectID: projectID, clientEmail: email, publicKey: Array(privateKey.publicKey.derRepresentation),
+            keyID: keyID, projectID: projectID, clientEmail: email,
+            publicKey: Array(privateKey.publicKey.derRepresentation),
             createdAt: now)
         let certs = tokenURI.replacingOccurrences(of: "/oauth2/token", with: "/service_accounts/v1/metadata/x509/")
         let json: JSONValue = [

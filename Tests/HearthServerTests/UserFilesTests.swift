@@ -1,0 +1,156 @@
+import Foundation
+import HearthCore
+import HearthEngine
+import Testing
+
+/// `firebase auth:export` files as `hearth users import|export` read and write them.
+@Suite("User export files")
+struct UserExportFormatTests {
+    static let users = [
+        UserRecord(
+            projectID: "p", uid: "u1", email: "ada@example.com", emailVerified: true, displayName: "Ada, \"the\" first",
+            phoneNumber: "+16505550101",
+            passwordHash:
+                "$firebase-scrypt$rounds=8,mem=14$TmFDbA$Bw$jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA$V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw",
+            validSince: Date(millisecondsSince1970: 1_000), createdAt: Date(millisecondsSince1970: 1_500_000_000_000),
+            lastLoginAt: Date(millisecondsSince1970: 1_600_000_000_000), customClaims: #"{"role":"admin"}"#,
+            providers: [ProviderUserInfo(providerID: "apple.com", rawID: "a-1", email: "x@privaterelay.appleid.com")]),
+        UserRecord(
+            projectID: "p", uid: "u2", validSince: Date(), disabled: true, createdAt: Date(millisecondsSince1970: 7)),
+    ]
+
+    @Test(arguments: UserExportFormat.allCases)
+    func whatIsExportedReadsBackTheSame(_ format: UserExportFormat) throws {
+        let read = try format.read(format.write(Self.users))
+        #expect(read.count == 2)
+        let ada = read[0]
+        #expect(ada.localID == "u1" && ada.email == "ada@example.com" && ada.emailVerified)
+        #expect(ada.displayName == "Ada, \"the\" first")
+        #expect(ada.phoneNumber == "+16505550101")
+        #expect(ada.salt == Array("NaCl".utf8))
+        #expect(ada.passwordHash?.count == 64)
+        #expect(ada.customAttributes == #"{"role":"admin"}"#)
+        #expect(ada.createdAt == Date(millisecondsSince1970: 1_500_000_000_000))
+        #expect(ada.lastLoginAt == Date(millisecondsSince1970: 1_600_000_000_000))
+        #expect(ada.providers.map(\.rawID) == ["a-1"])
+        #expect(read[1].disabled && read[1].email == nil && read[1].passwordHash == nil)
+        // Only JSON can carry the hash's parameters.
+        #expect(ada.encodedPasswordHash == (format == .json ? Self.users[0].passwordHash : nil))
+    }
+
+    @Test func firebaseCSVColumnsAreReadWhereFirebaseToolsPutsThem() throws {
+        var columns = Array(repeating: "", count: 28)
+        columns[0] = "uid-9"
+        columns[1] = "g@example.com"
+        columns[2] = "true"
+        columns[3] = "aGFzaA=="
+        columns[4] = "c2FsdA=="
+        columns[7] = "google-sub"
+        columns[23] = "1500000000000"
+        columns[25] = "+447700900123"
+        columns[27] = "\"{\"\"a\"\":1}\""
+        let user = try #require(
+            try UserExportFormat.csv.read(Data((columns.joined(separator: ",") + "\r\n").utf8)).first)
+        #expect(user.localID == "uid-9" && user.passwordHash == Array("hash".utf8) && user.salt == Array("salt".utf8))
+        #expect(user.providers.first?.providerID == "google.com" && user.providers.first?.rawID == "google-sub")
+        #expect(user.phoneNumber == "+447700900123")
+        #expect(user.customAttributes == #"{"a":1}"#)
+    }
+
+    @Test(arguments: [
+        (UserExportFormat.json, #"{"users":[{"localId":"a","createdAt":"yesterday"}]}"#),
+        (.json, #"{"accounts":[]}"#),
+        (.json, #"{"users":[1]}"#),
+        (.csv, "a,b\n"),
+        (.csv, "a,b,c,d,e,f,\"unterminated\n"),
+        (.csv, "u,e,false,***,,,\n"),
+    ])
+    func malformedFilesAreRefusedWhole(_ format: UserExportFormat, _ text: String) {
+        #expect(throws: UserExportFormat.FileError.self) { try format.read(Data(text.utf8)) }
+    }
+}
+
+@Suite("hearth users and service-accounts commands", .serialized)
+struct UserCommandTests {
+    func hearth(_ args: [String], dir: URL, expectStatus: Int32 = 0) throws -> String {
+        let p = Process()
+        let out = Pipe()
+        p.executableURL = ServerProcess.binary
+        p.arguments = args + ["--data-dir", dir.path]
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == expectStatus, "\(args): \(text)")
+        return text
+    }
+
+    @Test func importReportsSkippedUsersExportRoundTripsAndABadFileImportsNothing() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = dir.appendingPathComponent("firebase.json")
+        try Data(
+            #"""
+            {"users":[
+             {"localId":"u1","email":"ada@example.com","passwordHash":"V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw==","salt":"TmFDbA=="},
+             {"localId":"u2","email":"ADA@example.com"},
+             {"localId":"u3","phoneNumber":"+16505550101"}
+            ]}
+            """#.utf8
+        ).write(to: source)
+        let hashFlags = [
+            "--hash-algo", "SCRYPT", "--hash-key",
+            "jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==",
+            "--salt-separator", "Bw==", "--rounds", "8", "--mem-cost", "14",
+        ]
+        let first = dir.appendingPathComponent("a")
+        let imported = try hearth(["users", "import", source.path] + hashFlags, dir: first, expectStatus: 1)
+        #expect(imported.contains("imported 2 of 3 users"))
+        #expect(imported.contains("1 × email exists in other account in database: u2"))
+
+        let export = dir.appendingPathComponent("out.json")
+        let exported = try hearth(["users", "export", export.path], dir: first)
+        #expect(exported.contains("exported 2 users"))
+        #expect(exported.contains("--hash-algo=SCRYPT"))
+
+        // Hearth's own JSON export needs no hash flags.
+        let second = dir.appendingPathComponent("b")
+        #expect(try hearth(["users", "import", export.path], dir: second).contains("imported 2 of 2 users"))
+        let u1 = try hearth(["users", "get", "ada@example.com"], dir: second)
+        #expect(u1.contains(#""hearthPasswordHash":"$firebase-scrypt$rounds=8,mem=14$TmFDbA$Bw$"#))
+
+        let bad = dir.appendingPathComponent("bad.json")
+        try Data(#"{"users":[{"localId":"x1"},{"localId":"x2","createdAt":"soon"}]}"#.utf8).write(to: bad)
+        let refused = try hearth(["users", "import", bad.path], dir: second, expectStatus: 1)
+        #expect(refused.contains("nothing imported"))
+        #expect(try hearth(["users", "get", "x1"], dir: second, expectStatus: 1).contains("no user x1"))
+        #expect(
+            try hearth(["users", "import", source.path, "--hash-algo", "SCRYPT"], dir: second, expectStatus: 64)
+                .contains("hash flags"))
+    }
+
+    @Test func serviceAccountKeysAreCreatedListedAndRevoked() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("sa.json")
+        let created = try hearth(["service-accounts", "create", "--out", file.path, "--project", "p1"], dir: dir)
+        #expect(created.contains("created key"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let json = try JSONValue.parse([UInt8](Data(contentsOf: file)))
+        #expect(json["type"]?.stringValue == "service_account" && json["project_id"]?.stringValue == "p1")
+        #expect(json["private_key"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
+        let keyID = try #require(json["private_key_id"]?.stringValue)
+        #expect(
+            try hearth(["service-accounts", "create", "--out", file.path], dir: dir, expectStatus: 1).contains("exists")
+        )
+
+        #expect(try hearth(["service-accounts", "list"], dir: dir).contains("\(keyID)  p1"))
+        #expect(try hearth(["service-accounts", "revoke", keyID], dir: dir).contains("revoked"))
+        #expect(try hearth(["service-accounts", "list"], dir: dir).contains("revoked"))
+        #expect(try hearth(["service-accounts", "revoke", keyID], dir: dir, expectStatus: 1).contains("no active key"))
+    }
+}
