@@ -122,3 +122,65 @@ extension PostgresAuthStore {
             """)
     }
 }
+
+extension PostgresAuthStore {
+    // MARK: E-mail action codes
+
+    public func insertEmailActionCode(_ c: EmailActionCode) async throws {
+        try await query(
+            """
+            INSERT INTO email_action_codes (code_hash, project_id, kind, email, new_email, created_at, expires_at)
+            VALUES (\(Data(c.codeHash)), \(c.projectID), \(c.kind.rawValue), \(c.email), \(c.newEmail),
+              \(c.createdAt.millisecondsSince1970), \(c.expiresAt.millisecondsSince1970))
+            """)
+    }
+
+    public func emailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode? {
+        try await query(
+            """
+            SELECT * FROM email_action_codes
+            WHERE code_hash = \(Data(hash)) AND project_id = \(projectID) AND expires_at > \(now.millisecondsSince1970)
+            """
+        ).first.flatMap(Self.actionCode)
+    }
+
+    public func consumeEmailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode? {
+        // DELETE … RETURNING takes the row once: of two concurrent uses only one gets it back.
+        try await query(
+            """
+            DELETE FROM email_action_codes
+            WHERE code_hash = \(Data(hash)) AND project_id = \(projectID) AND expires_at > \(now.millisecondsSince1970)
+            RETURNING *
+            """
+        ).first.flatMap(Self.actionCode)
+    }
+
+    static func actionCode(from row: PostgresRow) throws -> EmailActionCode? {
+        let r = row.makeRandomAccess()
+        guard let kind = EmailActionCode.Kind(rawValue: try r["kind"].decode(String.self)) else { return nil }
+        return EmailActionCode(
+            codeHash: Array(try r["code_hash"].decode(Data.self)), projectID: try r["project_id"].decode(String.self),
+            kind: kind, email: try r["email"].decode(String.self), newEmail: try r["new_email"].decode(String?.self),
+            createdAt: Date(millisecondsSince1970: try r["created_at"].decode(Int64.self)),
+            expiresAt: Date(millisecondsSince1970: try r["expires_at"].decode(Int64.self)))
+    }
+
+    public func appendEmailOutbox(_ m: EmailOutboxMessage) async throws {
+        try await query(
+            """
+            INSERT INTO email_outbox (project_id, email, kind, oob_code, oob_link, sent_at)
+            VALUES (\(m.projectID), \(m.email), \(m.kind.rawValue), \(m.oobCode), \(m.oobLink), \(m.sentAt.millisecondsSince1970))
+            """)
+    }
+
+    public func emailOutbox(projectID: String) async throws -> [EmailOutboxMessage] {
+        try await query("SELECT * FROM email_outbox WHERE project_id = \(projectID) ORDER BY id").compactMap { row in
+            let r = row.makeRandomAccess()
+            guard let kind = EmailActionCode.Kind(rawValue: try r["kind"].decode(String.self)) else { return nil }
+            return EmailOutboxMessage(
+                projectID: projectID, email: try r["email"].decode(String.self), kind: kind,
+                oobCode: try r["oob_code"].decode(String.self), oobLink: try r["oob_link"].decode(String.self),
+                sentAt: Date(millisecondsSince1970: try r["sent_at"].decode(Int64.self)))
+        }
+    }
+}

@@ -150,7 +150,8 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id)",
             ]),
-        // Administration: service-account public keys, run-time project settings, per-session claims.
+        // Administration: service-account public keys, run-time project settings, per-session claims,
+        // e-mail action codes (hashes only) and the development e-mail outbox.
         Migration(
             version: "v4",
             statements: [
@@ -172,6 +173,29 @@ enum PostgresSchema {
                   updated_at BIGINT NOT NULL
                 )
                 """,
+                """
+                CREATE TABLE email_action_codes (
+                  code_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  kind TEXT NOT NULL,
+                  email TEXT NOT NULL,
+                  new_email TEXT,
+                  created_at BIGINT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE email_outbox (
+                  id BIGSERIAL PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  email TEXT NOT NULL,
+                  kind TEXT NOT NULL,
+                  oob_code TEXT NOT NULL,
+                  oob_link TEXT NOT NULL,
+                  sent_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX email_outbox_project ON email_outbox (project_id, id)",
             ]),
     ]
 }

@@ -136,3 +136,77 @@ extension SQLiteAuthStore {
         }
     }
 }
+
+extension SQLiteAuthStore {
+    // MARK: E-mail action codes
+
+    public func insertEmailActionCode(_ c: EmailActionCode) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO email_action_codes (code_hash, project_id, kind, email, new_email, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    Data(c.codeHash), c.projectID, c.kind.rawValue, c.email, c.newEmail,
+                    c.createdAt.millisecondsSince1970, c.expiresAt.millisecondsSince1970,
+                ])
+        }
+    }
+
+    public func emailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode? {
+        try await pool.read { db in try Self.fetchActionCode(db, hash: hash, projectID: projectID, now: now) }
+    }
+
+    public func consumeEmailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode? {
+        try await pool.write { db in
+            guard let code = try Self.fetchActionCode(db, hash: hash, projectID: projectID, now: now) else {
+                return nil
+            }
+            try db.run("DELETE FROM email_action_codes WHERE code_hash = ?", [Data(hash)])
+            return code
+        }
+    }
+
+    static func fetchActionCode(_ db: Database, hash: [UInt8], projectID: String, now: Date) throws -> EmailActionCode?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT kind, email, new_email, created_at, expires_at FROM email_action_codes
+                        WHERE code_hash = ? AND project_id = ? AND expires_at > ?
+                        """), arguments: [Data(hash), projectID, now.millisecondsSince1970]),
+            let kind = EmailActionCode.Kind(rawValue: row[0])
+        else { return nil }
+        return EmailActionCode(
+            codeHash: hash, projectID: projectID, kind: kind, email: row[1], newEmail: row[2],
+            createdAt: Date(millisecondsSince1970: row[3]), expiresAt: Date(millisecondsSince1970: row[4]))
+    }
+
+    public func appendEmailOutbox(_ m: EmailOutboxMessage) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO email_outbox (project_id, email, kind, oob_code, oob_link, sent_at) VALUES (?, ?, ?, ?, ?, ?)
+                """, [m.projectID, m.email, m.kind.rawValue, m.oobCode, m.oobLink, m.sentAt.millisecondsSince1970])
+        }
+    }
+
+    public func emailOutbox(projectID: String) async throws -> [EmailOutboxMessage] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT email, kind, oob_code, oob_link, sent_at FROM email_outbox WHERE project_id = ? ORDER BY id
+                    """, arguments: [projectID]
+            ).compactMap { row in
+                EmailActionCode.Kind(rawValue: row[1]).map { kind in
+                    EmailOutboxMessage(
+                        projectID: projectID, email: row[0], kind: kind, oobCode: row[2], oobLink: row[3],
+                        sentAt: Date(millisecondsSince1970: row[4]))
+                }
+            }
+        }
+    }
+}

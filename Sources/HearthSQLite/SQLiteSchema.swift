@@ -125,8 +125,9 @@ enum SQLiteSchema {
                     CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id);
                     """)
         }
-        // Administration: service-account public keys, run-time project settings, and per-session claims
-        // (a custom token's `claims`, carried into every ID token the session mints).
+        // Administration: service-account public keys, run-time project settings, per-session claims
+        // (a custom token's `claims`, carried into every ID token the session mints), e-mail action codes
+        // (hashes only) and the development e-mail outbox.
         m.registerMigration("v4") { db in
             try db.execute(
                 sql: """
@@ -146,6 +147,27 @@ enum SQLiteSchema {
                       settings TEXT NOT NULL,
                       updated_at INTEGER NOT NULL
                     ) WITHOUT ROWID;
+
+                    CREATE TABLE email_action_codes (
+                      code_hash BLOB PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      kind TEXT NOT NULL,
+                      email TEXT NOT NULL,
+                      new_email TEXT,
+                      created_at INTEGER NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE email_outbox (
+                      id INTEGER PRIMARY KEY AUTOINCREMENT,
+                      project_id TEXT NOT NULL,
+                      email TEXT NOT NULL,
+                      kind TEXT NOT NULL,
+                      oob_code TEXT NOT NULL,
+                      oob_link TEXT NOT NULL,
+                      sent_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX email_outbox_project ON email_outbox (project_id, id);
                     """)
         }
         return m

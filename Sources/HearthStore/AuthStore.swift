@@ -100,6 +100,17 @@ public protocol AuthStore: Sendable {
     /// Returns whether a live key was revoked.
     func revokeServiceAccountKey(keyID: String, at: Date) async throws -> Bool
 
+    // MARK: E-mail action codes
+
+    func insertEmailActionCode(_ code: EmailActionCode) async throws
+    /// The live code with this hash, without using it up (checking a reset link before showing its form).
+    func emailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode?
+    /// Deletes the code and returns it if it was live: each code works once, even under concurrent use.
+    func consumeEmailActionCode(hash: [UInt8], projectID: String, now: Date) async throws -> EmailActionCode?
+    func appendEmailOutbox(_ message: EmailOutboxMessage) async throws
+    /// Messages to a project, oldest first.
+    func emailOutbox(projectID: String) async throws -> [EmailOutboxMessage]
+
     /// Project settings changed at run time through the admin config API, as JSON object text.
     func projectSettings(projectID: String) async throws -> String?
     func saveProjectSettings(projectID: String, settings: String, at: Date) async throws

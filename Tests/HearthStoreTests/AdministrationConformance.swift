@@ -148,4 +148,40 @@ struct AdministrationConformance {
             #expect(rotated.extraClaims == #"{"premium":true}"#)
         }
     }
+
+    @Test(arguments: Backend.available)
+    func emailActionCodesAreUsedOnceAndExpire(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let code = EmailActionCode(
+                codeHash: Fixture.hash("c1"), projectID: "p1", kind: .passwordReset, email: "ada@x.com",
+                createdAt: Fixture.t0, expiresAt: Fixture.t(3600))
+            try await store.insertEmailActionCode(code)
+            #expect(
+                try await store.emailActionCode(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(1)) == code)
+            #expect(
+                try await store.emailActionCode(hash: Fixture.hash("c1"), projectID: "p2", now: Fixture.t(1)) == nil)
+            #expect(
+                try await store.emailActionCode(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(3600)) == nil)
+
+            let stores = [store, try await openAnother()]
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<8 {
+                    group.addTask {
+                        try await stores[i % 2].consumeEmailActionCode(
+                            hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(2)) != nil
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(winners == 1)
+
+            let message = EmailOutboxMessage(
+                projectID: "p1", email: "ada@x.com", kind: .verifyEmail, oobCode: "c2",
+                oobLink: "https://x/?oobCode=c2",
+                sentAt: Fixture.t0)
+            try await store.appendEmailOutbox(message)
+            #expect(try await store.emailOutbox(projectID: "p1") == [message])
+            #expect(try await store.emailOutbox(projectID: "p2").isEmpty)
+        }
+    }
 }

@@ -18,6 +18,9 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var tokens: TokenSettings
     public var phone: PhoneSettings
     public var authorizedDomains: [String]
+    /// The page e-mail action links open (reset password, verify e-mail), with `mode`, `oobCode`, `apiKey`
+    /// and `lang` appended; Firebase's default is the project's hosted handler.
+    public var emailActionURL: String
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -33,11 +36,12 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         self.tokens = tokens
         self.phone = phone
         self.authorizedDomains = authorizedDomains
+        self.emailActionURL = "https://\(projectID).firebaseapp.com/__/auth/action"
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains
+            tokens, phone, authorizedDomains, emailActionURL
     }
 
     public init(from decoder: Decoder) throws {
@@ -53,6 +57,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         tokens = try c.decode(.tokens, default: d.tokens)
         phone = try c.decode(.phone, default: d.phone)
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
+        emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
     }
 }
 

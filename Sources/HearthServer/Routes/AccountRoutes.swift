@@ -41,6 +41,18 @@ extension AuthRoutes {
     }
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        if let code = try wire.string("oobCode") {
+            let user = try await engine.applyEmailAction(code: code, origin: origin)
+            return .compact([
+                "kind": "identitytoolkit#SetAccountInfoResponse",
+                "localId": .string(user.uid),
+                "email": .text(user.email),
+                "emailVerified": .bool(user.emailVerified),
+                "displayName": .text(user.displayName),
+                "photoUrl": .text(user.photoURL),
+                "providerUserInfo": .array(user.allProviderInfo.map(UserEncoding.providerInfo)),
+            ])
+        }
         let attributes = try deleteAttributes(wire)
         let result = try await engine.updateAccount(
             UpdateAccountRequest(
@@ -104,5 +116,31 @@ extension AuthRoutes {
             "projectId": .string(origin.project.projectNumber),
             "authorizedDomains": .array(origin.project.authorizedDomains.map(JSONValue.string)),
         ]
+    }
+
+    func sendOobCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.sendEmailAction(
+            EmailActionRequest(
+                kind: try wire.string("requestType"), email: try wire.string("email"),
+                newEmail: try wire.string("newEmail"), idToken: try wire.string("idToken"),
+                continueURL: try wire.string("continueUrl"), returnLink: try wire.bool("returnOobLink") ?? false),
+            origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#GetOobConfirmationCodeResponse",
+            "email": .string(result.email),
+            "oobCode": .text(result.code),
+            "oobLink": .text(result.link),
+        ])
+    }
+
+    func resetPassword(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.resetPassword(
+            code: try wire.string("oobCode"), newPassword: try wire.string("newPassword"), origin: origin)
+        return .compact([
+            "kind": "identitytoolkit#ResetPasswordResponse",
+            "requestType": .string(result.kind.rawValue),
+            "email": .string(result.email),
+            "newEmail": .text(result.newEmail),
+        ])
     }
 }

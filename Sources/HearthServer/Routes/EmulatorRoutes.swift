@@ -14,8 +14,14 @@ struct EmulatorRoutes: Sendable {
             return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
         }
         router.get("/emulator/v1/projects/{project}/oobCodes") { _, context in
-            _ = try project(context)
-            return WireResponse.json(["oobCodes": []])
+            let messages = try await engine.store.emailOutbox(projectID: try project(context).projectID)
+            let codes: [JSONValue] = messages.map { m -> JSONValue in
+                [
+                    "email": .string(m.email), "oobCode": .string(m.oobCode), "oobLink": .string(m.oobLink),
+                    "requestType": .string(m.kind.rawValue),
+                ]
+            }
+            return WireResponse.json(["oobCodes": .array(codes)])
         }
         router.delete("/emulator/v1/projects/{project}/accounts") { _, context in
             let project = try project(context)

@@ -1,0 +1,56 @@
+import Foundation
+
+/// An e-mail action code (Firebase's "oobCode"): a link's secret that resets a password or verifies an
+/// address. Only its SHA-256 hash is stored; it is used once and expires.
+public struct EmailActionCode: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case passwordReset = "PASSWORD_RESET"
+        case verifyEmail = "VERIFY_EMAIL"
+        case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
+    }
+
+    public var codeHash: [UInt8]
+    public var projectID: String
+    public var kind: Kind
+    /// The account's address when the code was made.
+    public var email: String
+    /// VERIFY_AND_CHANGE_EMAIL: the address the account moves to.
+    public var newEmail: String?
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(
+        codeHash: [UInt8], projectID: String, kind: Kind, email: String, newEmail: String? = nil, createdAt: Date,
+        expiresAt: Date
+    ) {
+        self.codeHash = codeHash
+        self.projectID = projectID
+        self.kind = kind
+        self.email = email
+        self.newEmail = newEmail
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A message the development e-mail outbox holds instead of sending it (no mail server is configured):
+/// what the emulator's `oobCodes` route lists.
+public struct EmailOutboxMessage: Sendable, Equatable {
+    public var projectID: String
+    public var email: String
+    public var kind: EmailActionCode.Kind
+    public var oobCode: String
+    public var oobLink: String
+    public var sentAt: Date
+
+    public init(
+        projectID: String, email: String, kind: EmailActionCode.Kind, oobCode: String, oobLink: String, sentAt: Date
+    ) {
+        self.projectID = projectID
+        self.email = email
+        self.kind = kind
+        self.oobCode = oobCode
+        self.oobLink = oobLink
+        self.sentAt = sentAt
+    }
+}
