@@ -116,6 +116,25 @@ struct AdminAuthenticationTests {
         }
     }
 
+    @Test func aSelfSignedJWTIsAcceptedAsJWTAccessWhenItIsExactlyRight() async throws {
+        let h = try await Harness()
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { (c: Client) async throws in
+            let now = h.clock.authClock.now()
+            let email = JSONValue.string(account.key.clientEmail)
+            let path = "/v1/projects/\(h.projectID)/accounts:batchGet"
+            let good = try account.sign(["iss": email, "sub": email, "aud": "https://hearth.example/"], now: now)
+            #expect(try await c.admin(path, token: good, method: .get).status == 200)
+            let refused = [
+                try account.sign(["iss": email, "sub": "x@y", "aud": "https://hearth.example/"], now: now),
+                try account.sign(["iss": email, "sub": email], now: now),
+                try account.sign(["iss": email, "sub": email, "aud": "a"], now: now, lifetime: 7200),
+                try account.sign(["iss": email, "sub": email, "aud": "a"], now: now.addingTimeInterval(-3700)),
+            ]
+            for token in refused { #expect(try await c.admin(path, token: token, method: .get).status == 401) }
+        }
+    }
+
     @Test func theTokenEndpointRefusesBadAssertionsInOAuthsShape() async throws {
         let h = try await Harness()
         let account = try await TestServiceAccount.register(in: h)

@@ -1,7 +1,8 @@
-"""Starts the real `hearth` binary on a free loopback port for the interop tests."""
+"""Starts the real `hearth` binary on free loopback ports for the interop tests."""
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -10,11 +11,16 @@ import pytest
 import requests
 
 PROJECT = "interop-test"
+BINARY = os.environ.get("HEARTH_BINARY", os.path.join(os.path.dirname(__file__), "../../.build/debug/hearth"))
 
 
 class Hearth:
-    def __init__(self, port: int):
+    def __init__(self, port: int, data_dir: str, project: str):
+        self.port = port
         self.base = f"http://127.0.0.1:{port}"
+        self.host = f"127.0.0.1:{port}"
+        self.data_dir = data_dir
+        self.project = project
 
     def post(self, path: str, body: dict, **kwargs):
         return requests.post(f"{self.base}{path}", params={"key": "any-key"}, json=body, timeout=10, **kwargs)
@@ -23,16 +29,35 @@ class Hearth:
     def certs_url(self) -> str:
         return f"{self.base}/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
 
+    def cli(self, *args: str) -> str:
+        """Runs a `hearth` subcommand on this server's data, as an operator would beside the running server."""
+        done = subprocess.run(
+            [BINARY, *args, "--data-dir", self.data_dir, "--project", self.project],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
 
-@pytest.fixture(scope="session")
-def hearth():
-    binary = os.environ.get("HEARTH_BINARY", os.path.join(os.path.dirname(__file__), "../../.build/debug/hearth"))
+    def service_account(self, name: str) -> str:
+        """A new service-account JSON file whose token_uri is this server's token endpoint."""
+        path = os.path.join(self.data_dir, f"{name}.json")
+        self.cli("service-accounts", "create", "--out", path, "--name", name,
+                 "--token-uri", f"{self.base}/oauth2/token")
+        return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(project: str, *extra: str):
+    """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards."""
     data_dir = tempfile.mkdtemp(prefix="hearth-interop-")
     proc = subprocess.Popen(
-        [binary, "serve", "--port", "0", "--data-dir", data_dir, "--project", PROJECT],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        [BINARY, "serve", "--port", str(free_port()), "--data-dir", data_dir, "--project", project, *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     port = None
     deadline = time.time() + 60
@@ -48,9 +73,23 @@ def hearth():
     if port is None:
         proc.kill()
         raise RuntimeError("hearth did not start:\n" + "".join(lines))
+    # Keep draining the log so the server never blocks on a full pipe.
+    drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=subprocess.DEVNULL)
     try:
-        yield Hearth(port)
+        yield Hearth(port, data_dir, project)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        drain.wait(timeout=10)
         shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def hearth():
+    yield from start(PROJECT)
+
+
+@pytest.fixture(scope="session")
+def hearth_emulator():
+    """`hearth serve --emulator`: what FIREBASE_AUTH_EMULATOR_HOST points the Admin SDKs at."""
+    yield from start("interop-admin", "--emulator")

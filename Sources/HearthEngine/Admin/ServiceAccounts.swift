@@ -31,17 +31,32 @@ extension AuthEngine {
         return (try serviceAccountTokens.mintAccessToken(for: key, now: now), ServiceAccountTokens.accessTokenLifetime)
     }
 
-    /// The service account behind an admin access token; UNAUTHENTICATED unless the token is live and its key
-    /// has not been revoked since it was issued.
+    /// The service account behind an admin bearer token; UNAUTHENTICATED unless it is live and its key has not
+    /// been revoked. Two kinds are accepted: access tokens from the token endpoint, and JWTs the service
+    /// account signs itself ("JWT access", Google's AIP-4111: RS256 by the key, `iss` = `sub` = its client e-mail,
+    /// at most an hour long), which google-auth sends for files whose universe is not Google's.
     public func authenticateAdmin(accessToken: String) async throws -> AdminAccessToken {
-        guard let access = await serviceAccountTokens.verifyAccessToken(accessToken, now: clock.now()),
+        let now = clock.now()
+        if let access = await serviceAccountTokens.verifyAccessToken(accessToken, now: now),
             let key = try await store.serviceAccountKey(keyID: access.keyID), key.revokedAt == nil
-        else {
-            throw AuthError(
-                .unauthenticated,
-                "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
-            )
+        {
+            return access
         }
-        return access
+        if let parsed = JWS.parse(accessToken),
+            parsed.header["typ"]?.stringValue != ServiceAccountTokens.accessTokenType,
+            let kid = parsed.header["kid"]?.stringValue, let key = try await store.serviceAccountKey(keyID: kid),
+            parsed.payload["iss"]?.stringValue == key.clientEmail,
+            parsed.payload["sub"]?.stringValue == key.clientEmail,
+            parsed.payload["aud"] != nil || parsed.payload["scope"] != nil,
+            ServiceAccountTokens.isSigned(parsed, by: key, now: now), let exp = parsed.payload["exp"]?.doubleValue
+        {
+            return AdminAccessToken(
+                keyID: key.keyID, clientEmail: key.clientEmail, projectID: key.projectID,
+                expiresAt: Date(timeIntervalSince1970: exp))
+        }
+        throw AuthError(
+            .unauthenticated,
+            "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
+        )
     }
 }

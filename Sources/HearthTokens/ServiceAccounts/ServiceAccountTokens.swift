@@ -10,6 +10,13 @@ public struct AdminAccessToken: Sendable, Equatable {
     public var clientEmail: String
     public var projectID: String
     public var expiresAt: Date
+
+    public init(keyID: String, clientEmail: String, projectID: String, expiresAt: Date) {
+        self.keyID = keyID
+        self.clientEmail = clientEmail
+        self.projectID = projectID
+        self.expiresAt = expiresAt
+    }
 }
 
 /// The JWTs that service-account keys take part in: assertions their holders sign (RFC 7523 JWT-bearer grants,
