@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "HearthTokens", targets: ["HearthTokens"]),
         .library(name: "HearthEngine", targets: ["HearthEngine"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
+        .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
+        .library(name: "HearthAdminHummingbird", targets: ["HearthAdminHummingbird"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -87,6 +89,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The server-side SDK for backends: verify tokens, mint custom tokens, manage users over HTTP.
+        .target(
+            name: "HearthAdmin",
+            dependencies: [
+                "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "HearthAdminHummingbird",
+            dependencies: ["HearthAdmin", .product(name: "Hummingbird", package: "hummingbird")]
+        ),
         .executableTarget(
             name: "hearth",
             dependencies: [
@@ -115,7 +131,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthMessaging",
+                "HearthServer", "HearthSQLite", "HearthMessaging", "HearthAdmin", "HearthAdminHummingbird",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),

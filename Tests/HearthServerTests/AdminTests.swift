@@ -314,6 +314,25 @@ struct AdminUserTests {
         }
     }
 
+    @Test func queriesCountPageAndMatchUsers() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { (c: Client, token: String) async throws in
+            for i in 0..<7 {
+                _ = try await c.admin(
+                    "/v1/projects/\(h.projectID)/accounts",
+                    ["localId": .string("q\(i)"), "email": .string("q\(i)@example.com")], token: token)
+            }
+            let path = "/v1/projects/\(h.projectID)/accounts:query"
+            #expect(try await c.admin(path, ["returnUserInfo": false], token: token)["recordsCount"] == "7")
+            let page = try await c.admin(path, ["limit": "3", "offset": "2"], token: token)
+            #expect(page["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["q2", "q3", "q4"])
+            let matched = try await c.admin(
+                path, ["expression": [["email": "q5@example.com"], ["userId": "q1"]]], token: token)
+            #expect(matched["recordsCount"] == "2")
+            #expect(try await c.admin(path, ["sortBy": "NAME"], token: token).errorCode == "INVALID_ARGUMENT")
+        }
+    }
+
     @Test func batchDeleteKeepsEnabledAccountsUnlessForced() async throws {
         let h = try await Harness()
         try await Self.withAdmin(h) { c, token in

@@ -197,3 +197,44 @@ extension AuthEngine {
         return errors
     }
 }
+
+extension AuthEngine {
+    /// `accounts:query`: users in uid order, `limit` (at most 500, the default) after `offset`, or those matching
+    /// `expressions` (e-mail, uid or phone number each); only a count when `returnUserInfo` is false.
+    /// Sorting by other fields and descending order are not supported yet (INVALID_ARGUMENT).
+    public func adminQuery(
+        limit: Int?, offset: Int?, sortBy: String?, order: String?,
+        expressions: [(email: String?, uid: String?, phoneNumber: String?)], returnUserInfo: Bool, origin: RequestOrigin
+    ) async throws -> (count: Int, users: [UserRecord]?) {
+        if let sortBy, !["USER_ID", "SORT_BY_FIELD_UNSPECIFIED"].contains(sortBy) {
+            throw AuthError(.invalidArgument, "Hearth sorts queries by USER_ID only.")
+        }
+        if let order, !["ASC", "ORDER_UNSPECIFIED"].contains(order) {
+            throw AuthError(.invalidArgument, "Hearth answers queries in ascending order only.")
+        }
+        let projectID = origin.project.projectID
+        if !expressions.isEmpty {
+            let users = try await adminLookup(
+                localIDs: expressions.compactMap(\.uid), emails: expressions.compactMap(\.email),
+                phoneNumbers: expressions.compactMap(\.phoneNumber), origin: origin)
+            return (users.count, returnUserInfo ? users : nil)
+        }
+        guard returnUserInfo else { return (try await store.countUsers(projectID: projectID), nil) }
+        let limit = limit ?? 500
+        let offset = offset ?? 0
+        guard (1...500).contains(limit), offset >= 0 else {
+            throw AuthError(.invalidArgument, "limit must be 1–500 and offset not negative.")
+        }
+        var skipped = 0
+        var after: String?
+        while skipped < offset {
+            let page = try await store.users(
+                projectID: projectID, afterUID: after, limit: min(Self.maxBatchSize, offset - skipped))
+            guard let last = page.last else { return (0, []) }
+            skipped += page.count
+            after = last.uid
+        }
+        let users = try await store.users(projectID: projectID, afterUID: after, limit: limit)
+        return (users.count, users)
+    }
+}

@@ -123,6 +123,22 @@ extension AuthRoutes {
         ])
     }
 
+    func adminQuery(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var expressions: [(email: String?, uid: String?, phoneNumber: String?)] = []
+        for e in try wire.objects("expression") {
+            expressions.append((e["email"]?.stringValue, e["userId"]?.stringValue, e["phoneNumber"]?.stringValue))
+        }
+        let result = try await engine.adminQuery(
+            limit: try wire.int("limit").map { Int(clamping: $0) },
+            offset: try wire.int("offset").map { Int(clamping: $0) },
+            sortBy: try wire.string("sortBy"), order: try wire.string("order"), expressions: expressions,
+            returnUserInfo: try wire.bool("returnUserInfo") ?? true, origin: origin)
+        return .compact([
+            "recordsCount": .string(String(result.count)),
+            "userInfo": result.users.map { .array($0.map { UserEncoding.userInfo($0, admin: true) }) },
+        ])
+    }
+
     func createSessionCookie(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let cookie = try await engine.createSessionCookie(
             idToken: try wire.string("idToken"), validDuration: try wire.int("validDuration").map { Int(clamping: $0) },

@@ -46,6 +46,7 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "batchGet", v3: "downloadAccount", client: nil, admin: adminBatchGet, allowsGet: true),
             AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),
             AccountsMethod(v1: "batchDelete", v3: nil, client: nil, admin: adminBatchDelete),
+            AccountsMethod(v1: "query", v3: nil, client: nil, admin: adminQuery),
         ]
         for method in methods {
             for prefix in ["", "/identitytoolkit.googleapis.com"] {

@@ -1,0 +1,113 @@
+import Foundation
+import HearthCore
+
+/// A user as the admin API returns it.
+public struct AdminUser: Sendable, Equatable {
+    public var uid: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var disabled: Bool
+    /// Sessions that began before this are revoked.
+    public var validSince: Date?
+    public var customClaims: [String: JSONValue]
+    public var providerIDs: [String]
+
+    init(_ o: JSONValue) {
+        uid = o["localId"]?.stringValue ?? ""
+        email = o["email"]?.stringValue
+        emailVerified = o["emailVerified"]?.boolValue ?? false
+        displayName = o["displayName"]?.stringValue
+        photoURL = o["photoUrl"]?.stringValue
+        phoneNumber = o["phoneNumber"]?.stringValue
+        disabled = o["disabled"]?.boolValue ?? false
+        validSince = o["validSince"]?.stringValue.flatMap(Double.init).map(Date.init(timeIntervalSince1970:))
+        customClaims = o["customAttributes"]?.stringValue.flatMap { try? JSONValue(parsing: $0) }?.objectValue ?? [:]
+        if case .array(let providers)? = o["providerUserInfo"] {
+            providerIDs = providers.compactMap { $0["providerId"]?.stringValue }
+        } else {
+            providerIDs = []
+        }
+    }
+}
+
+/// The admin API's user management, as the Admin SDKs shape it.
+public struct UserManagement: Sendable {
+    let admin: HearthAdmin
+
+    public func get(uid: String) async throws -> AdminUser { try await lookup(["localId": [.string(uid)]]) }
+    public func get(email: String) async throws -> AdminUser { try await lookup(["email": [.string(email)]]) }
+    public func get(phoneNumber: String) async throws -> AdminUser {
+        try await lookup(["phoneNumber": [.string(phoneNumber)]])
+    }
+
+    private func lookup(_ body: JSONValue) async throws -> AdminUser {
+        let reply = try await admin.call(.POST, "/accounts:lookup", body)
+        guard case .array(let users)? = reply["users"], let user = users.first else {
+            throw HearthAdminError.server(status: 404, code: "USER_NOT_FOUND", message: "USER_NOT_FOUND")
+        }
+        return AdminUser(user)
+    }
+
+    /// Creates a user; absent fields stay unset.
+    public func create(
+        uid: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,
+        phoneNumber: String? = nil, emailVerified: Bool = false, disabled: Bool = false
+    ) async throws -> AdminUser {
+        var body: [String: JSONValue] = ["emailVerified": .bool(emailVerified), "disabled": .bool(disabled)]
+        body["localId"] = uid.map(JSONValue.string)
+        body["email"] = email.map(JSONValue.string)
+        body["password"] = password.map(JSONValue.string)
+        body["displayName"] = displayName.map(JSONValue.string)
+        body["phoneNumber"] = phoneNumber.map(JSONValue.string)
+        let reply = try await admin.call(.POST, "/accounts", .object(body))
+        return try await get(uid: reply["localId"]?.stringValue ?? "")
+    }
+
+    public func update(
+        uid: String, email: String? = nil, password: String? = nil, displayName: String? = nil,
+        emailVerified: Bool? = nil, disabled: Bool? = nil
+    ) async throws -> AdminUser {
+        var body: [String: JSONValue] = ["localId": .string(uid)]
+        body["email"] = email.map(JSONValue.string)
+        body["password"] = password.map(JSONValue.string)
+        body["displayName"] = displayName.map(JSONValue.string)
+        body["emailVerified"] = emailVerified.map(JSONValue.bool)
+        body["disableUser"] = disabled.map(JSONValue.bool)
+        _ = try await admin.call(.POST, "/accounts:update", .object(body))
+        return try await get(uid: uid)
+    }
+
+    /// Custom claims for every ID token issued from now on (at most 1000 characters; empty clears them).
+    public func setCustomClaims(uid: String, _ claims: [String: JSONValue]) async throws {
+        _ = try await admin.call(
+            .POST, "/accounts:update",
+            ["localId": .string(uid), "customAttributes": .string(JSONValue.object(claims).jsonText)])
+    }
+
+    /// Ends every session of the user; `verifyIDToken(_:checkRevoked: true)` refuses their older tokens.
+    public func revokeRefreshTokens(uid: String) async throws {
+        let now = Int(Date().timeIntervalSince1970)
+        _ = try await admin.call(
+            .POST, "/accounts:update", ["localId": .string(uid), "validSince": .string(String(now))])
+    }
+
+    public func delete(uid: String) async throws {
+        _ = try await admin.call(.POST, "/accounts:delete", ["localId": .string(uid)])
+    }
+
+    /// One page of users in uid order; pass the returned token for the next page.
+    public func list(maxResults: Int = 1000, pageToken: String? = nil) async throws
+        -> (users: [AdminUser], nextPageToken: String?)
+    {
+        var path = "/accounts:batchGet?maxResults=\(maxResults)"
+        if let pageToken, let escaped = pageToken.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) {
+            path += "&nextPageToken=\(escaped)"
+        }
+        let reply = try await admin.call(.GET, path)
+        guard case .array(let users)? = reply["users"] else { return ([], nil) }
+        return (users.map(AdminUser.init), reply["nextPageToken"]?.stringValue)
+    }
+}

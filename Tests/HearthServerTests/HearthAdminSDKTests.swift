@@ -1,0 +1,128 @@
+import Foundation
+import HearthAdmin
+import HearthAdminHummingbird
+import HearthCore
+import HearthServer
+import HearthTokens
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// HearthAdmin, the server-side Swift SDK, against a Hearth listening on a real loopback port.
+@Suite("HearthAdmin SDK")
+struct HearthAdminSDKTests {
+    /// Runs `body` with a live server and an SDK holding a fresh service account of the harness's project.
+    func withAdmin(_ h: Harness, _ body: @Sendable @escaping (HearthAdmin, Client) async throws -> Void) async throws {
+        let app = Application(router: HearthApplication.router(engine: h.engine))
+        defer { try? FileManager.default.removeItem(at: h.directory) }
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let credential = try ServiceAccountCredential.generate(
+                projectID: h.projectID, tokenURI: "http://127.0.0.1:\(port)/oauth2/token", random: .system, now: Date())
+            try await h.store.insertServiceAccountKey(credential.key)
+            let admin = HearthAdmin(
+                baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+                credentials: try ServiceAccountCredentials(json: Data(credential.json.jsonBytes)))
+            try await body(admin, Client(client: client))
+        }
+    }
+
+    @Test func verifiesIDTokensWithPublishedKeysAndChecksRevocation() async throws {
+        let h = try await Harness()
+        try await withAdmin(h) { admin, c in
+            let session = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let idToken = try #require(session.string("idToken"))
+            let decoded = try await admin.verifyIDToken(idToken, checkRevoked: true)
+            #expect(decoded.uid == session.string("localId"))
+            #expect(decoded.signInProvider == "password")
+            #expect(decoded.claims["email"]?.stringValue == "ada@example.com")
+
+            var tampered = idToken
+            tampered.removeLast(3)
+            tampered += "AAA"
+            await #expect(throws: HearthAdminError.invalidToken("bad signature")) {
+                _ = try await admin.verifyIDToken(tampered)
+            }
+            let unsigned = JWS.unsigned(payload: .object(try claims(of: idToken)))
+            await #expect(throws: HearthAdminError.invalidToken("algorithm must be RS256")) {
+                _ = try await admin.verifyIDToken(unsigned)
+            }
+            let other = HearthAdmin(emulatorHost: "127.0.0.1", port: 1, projectID: "other-project")
+            await #expect(throws: HearthAdminError.invalidToken("wrong audience")) {
+                _ = try await other.verifyIDToken(unsigned)
+            }
+
+            let uid = try #require(session.string("localId"))
+            try await Task.sleep(for: .milliseconds(1100))  // validSince has whole seconds
+            h.clock.advance(2)
+            try await admin.users.revokeRefreshTokens(uid: uid)
+            _ = try await admin.verifyIDToken(idToken)  // still a valid signature…
+            await #expect(throws: HearthAdminError.tokenRevoked) {  // …but the session is over
+                _ = try await admin.verifyIDToken(idToken, checkRevoked: true)
+            }
+        }
+    }
+
+    @Test func mintsCustomTokensTheServerAccepts() async throws {
+        let h = try await Harness()
+        try await withAdmin(h) { admin, c in
+            let token = try admin.createCustomToken(uid: "naver:7", claims: ["plan": "pro"])
+            let reply = try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(token)])
+            #expect(reply.status == 200)
+            let decoded = try await admin.verifyIDToken(try #require(reply.string("idToken")))
+            #expect(decoded.uid == "naver:7" && decoded.claims["plan"]?.stringValue == "pro")
+            #expect(throws: HearthAdminError.self) { _ = try admin.createCustomToken(uid: "x", claims: ["sub": "y"]) }
+        }
+    }
+
+    @Test func managesUsersThroughTheAdminAPI() async throws {
+        let h = try await Harness()
+        try await withAdmin(h) { admin, c in
+            let created = try await admin.users.create(uid: "sdk-1", email: "sdk@example.com", password: "secret1")
+            #expect(created.uid == "sdk-1" && created.email == "sdk@example.com")
+            await #expect(throws: HearthAdminError.server(status: 400, code: "EMAIL_EXISTS", message: "EMAIL_EXISTS")) {
+                _ = try await admin.users.create(email: "sdk@example.com")
+            }
+            try await admin.users.setCustomClaims(uid: "sdk-1", ["role": "editor"])
+            #expect(try await admin.users.get(email: "sdk@example.com").customClaims == ["role": "editor"])
+            let disabled = try await admin.users.update(uid: "sdk-1", displayName: "SDK", disabled: true)
+            #expect(disabled.disabled && disabled.displayName == "SDK")
+            #expect(try await c.signIn("sdk@example.com", "secret1").errorCode == "USER_DISABLED")
+            let page = try await admin.users.list(maxResults: 10)
+            #expect(page.users.map(\.uid) == ["sdk-1"] && page.nextPageToken == nil)
+            try await admin.users.delete(uid: "sdk-1")
+            await #expect(throws: HearthAdminError.self) { _ = try await admin.users.get(uid: "sdk-1") }
+        }
+    }
+
+    @Test func theMiddlewareLetsOnlyHearthUsersThrough() async throws {
+        let h = try await Harness()
+        try await withAdmin(h) { admin, c in
+            let idToken = try #require(
+                try await c.signUp(email: "mw@example.com", password: "secret1").string("idToken"))
+            let uid = try claims(of: idToken)["sub"]?.stringValue
+            let router = Router(context: UserContext.self)
+            router.add(middleware: HearthAuthMiddleware(admin: admin))
+            router.get("/me") { _, context in context.hearthUser?.uid ?? "nobody" }
+            let app = Application(router: router)
+            try await app.test(.router) { client in
+                try await client.execute(uri: "/me", method: .get) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Bearer nope"]) {
+                    #expect($0.status == .unauthorized)
+                }
+                try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Bearer \(idToken)"]) {
+                    #expect($0.status == .ok)
+                    #expect(String(buffer: $0.body) == uid)
+                }
+            }
+        }
+    }
+}
+
+struct UserContext: HearthAuthRequestContext {
+    var coreContext: CoreRequestContextStorage
+    var hearthUser: DecodedIDToken?
+    init(source: Source) {
+        coreContext = .init(source: source)
+    }
+}
