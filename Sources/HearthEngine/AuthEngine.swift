@@ -106,6 +106,7 @@ public final class AuthEngine: Sendable {
         case .uidExists?: AuthError(.duplicateLocalID)
         case .userNotFound?: AuthError(.userNotFound)
         case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")
+        case .federatedIDExists?: AuthError(.federatedUserIDAlreadyLinked)
         case nil: error
         }
     }

@@ -453,6 +453,33 @@ public final class PostgresAuthStore: AuthStore {
     }
 }
 
+// MARK: - Federated identities
+
+extension PostgresAuthStore {
+    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                  WHERE project_id = \(projectID) AND provider_id = \(providerID) AND raw_id = \(rawID))
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        try await query("DELETE FROM single_use_keys WHERE expires_at <= \(nowMs)")
+        // ON CONFLICT locks the existing row: of concurrent claims exactly one inserts or revives an expired use.
+        return try await !query(
+            """
+            INSERT INTO single_use_keys (key, expires_at) VALUES (\(key), \(until.millisecondsSince1970))
+            ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE single_use_keys.expires_at <= \(nowMs)
+            RETURNING 1
+            """
+        ).isEmpty
+    }
+}
+
 // MARK: - Running queries
 
 extension PostgresAuthStore {
@@ -492,6 +519,7 @@ extension PostgresAuthStore {
         case "users_pkey": return StoreError.uidExists
         case "users_email": return StoreError.emailExists
         case "users_phone": return StoreError.phoneNumberExists
+        case "provider_links_pkey": return StoreError.federatedIDExists
         default: return error
         }
     }
@@ -500,7 +528,7 @@ extension PostgresAuthStore {
 // MARK: - Row mapping
 
 extension PostgresAuthStore {
-    /// E-mail and phone number are unique per project.
+    /// E-mail, phone number and each provider identity are unique per project.
     static func checkUniqueFields(_ db: Transaction, _ user: UserRecord) async throws {
         if let phone = user.phoneNumber {
             let taken = try await db.run(
@@ -509,10 +537,19 @@ extension PostgresAuthStore {
                 """)
             if !taken.isEmpty { throw StoreError.phoneNumberExists }
         }
-        guard let email = user.email else { return }
-        let taken = try await db.run(
-            "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")
-        if !taken.isEmpty { throw StoreError.emailExists }
+        if let email = user.email {
+            let taken = try await db.run(
+                "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")
+            if !taken.isEmpty { throw StoreError.emailExists }
+        }
+        for link in user.providers {
+            let linked = try await db.run(
+                """
+                SELECT 1 FROM provider_links WHERE project_id = \(user.projectID) AND provider_id = \(link.providerID)
+                  AND raw_id = \(link.rawID) AND uid <> \(user.uid)
+                """)
+            if !linked.isEmpty { throw StoreError.federatedIDExists }
+        }
     }
 
     static func writeProviders(_ db: Transaction, _ user: UserRecord) async throws {

@@ -150,5 +150,12 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id)",
             ]),
+        // Federated sign-in: single-use provider nonces and pending credentials, forgotten once expired.
+        Migration(
+            version: "v5_single_use_keys",
+            statements: [
+                "CREATE TABLE single_use_keys (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at)",
+            ]),
     ]
 }

@@ -409,6 +409,33 @@ public final class SQLiteAuthStore: AuthStore {
     }
 }
 
+// MARK: - Federated identities
+
+extension SQLiteAuthStore {
+    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
+        try readNow { db in
+            try Self.fetchUser(
+                db,
+                where: """
+                    u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
+                      WHERE project_id = ? AND provider_id = ? AND raw_id = ?)
+                    """, [projectID, projectID, providerID, rawID])
+        }
+    }
+
+    public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        return try await pool.write { db in
+            try db.run("DELETE FROM single_use_keys WHERE expires_at <= ?", [nowMs])
+            // An expired use was just deleted, so a conflict means a live earlier use.
+            try db.run(
+                "INSERT INTO single_use_keys (key, expires_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                [key, until.millisecondsSince1970])
+            return db.changesCount > 0
+        }
+    }
+}
+
 // MARK: - Row mapping
 
 extension Database {
@@ -423,7 +450,7 @@ extension SQLiteAuthStore {
         try Int.fetchOne(db.cachedStatement(sql: sql), arguments: args) != nil
     }
 
-    /// E-mail and phone number are unique per project.
+    /// E-mail, phone number and each provider identity are unique per project.
     static func checkUniqueFields(_ db: Database, _ user: UserRecord) throws {
         if let phone = user.phoneNumber,
             try exists(
@@ -432,12 +459,19 @@ extension SQLiteAuthStore {
         {
             throw StoreError.phoneNumberExists
         }
-        guard let email = user.email else { return }
-        if try exists(
-            db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",
-            [user.projectID, email, user.uid])
+        if let email = user.email,
+            try exists(
+                db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",
+                [user.projectID, email, user.uid])
         {
             throw StoreError.emailExists
+        }
+        for link in user.providers
+        where try exists(
+            db, "SELECT 1 FROM provider_links WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND uid <> ?",
+            [user.projectID, link.providerID, link.rawID, user.uid])
+        {
+            throw StoreError.federatedIDExists
         }
     }
 

@@ -125,6 +125,17 @@ enum SQLiteSchema {
                     CREATE INDEX sms_outbox_project ON sms_outbox (project_id, id);
                     """)
         }
+        // Federated sign-in: single-use provider nonces and pending credentials, forgotten once expired.
+        m.registerMigration("v5_single_use_keys") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE single_use_keys (
+                      key TEXT PRIMARY KEY NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at);
+                    """)
+        }
         return m
     }
 }

@@ -61,6 +61,16 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidTenantID = "INVALID_TENANT_ID"
     case tenantIDMismatch = "TENANT_ID_MISMATCH"
 
+    // Federated sign-in
+    case invalidIDPResponse = "INVALID_IDP_RESPONSE"
+    case missingOrInvalidNonce = "MISSING_OR_INVALID_NONCE"
+    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
+    case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
+    case invalidProviderID = "INVALID_PROVIDER_ID"
+    case missingRequestURI = "MISSING_REQUEST_URI"
+    case invalidRequestURI = "INVALID_REQUEST_URI"
+    case invalidPendingToken = "INVALID_PENDING_TOKEN"
+
     // Tokens
     case invalidIDToken = "INVALID_ID_TOKEN"
     case missingIDToken = "MISSING_ID_TOKEN"
