@@ -18,6 +18,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var tokens: TokenSettings
     public var phone: PhoneSettings
     public var authorizedDomains: [String]
+    /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
+    public var federation: FederationSettings = .init()
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -37,7 +39,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains
+            tokens, phone, authorizedDomains, federation
     }
 
     public init(from decoder: Decoder) throws {
@@ -53,6 +55,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         tokens = try c.decode(.tokens, default: d.tokens)
         phone = try c.decode(.phone, default: d.phone)
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
+        federation = try c.decode(.federation, default: d.federation)
     }
 }
 
