@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthStore", targets: ["HearthStore"]),
         .library(name: "HearthTokens", targets: ["HearthTokens"]),
+        .library(name: "HearthProviders", targets: ["HearthProviders"]),
         .library(name: "HearthEngine", targets: ["HearthEngine"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
     ],
@@ -68,11 +69,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Identity providers: provider-token verification, the remote-JWKS cache, provider HTTP calls.
+        .target(
+            name: "HearthProviders",
+            dependencies: [
+                "HearthCore", "HearthTokens",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Use cases: typed requests in, typed results or AuthError out.
         .target(
             name: "HearthEngine",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging", "HearthProviders",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -82,7 +95,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthEngine", "HearthMessaging",
+                "HearthEngine", "HearthMessaging", "HearthProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -115,7 +128,7 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthMessaging",
+                "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
