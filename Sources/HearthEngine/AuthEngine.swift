@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthMessaging
+import HearthProviders
 import HearthStore
 import HearthTokens
 import Logging
@@ -11,11 +12,14 @@ public struct RequestOrigin: Sendable {
     public var clientIP: String?
     /// The client's language (`X-Firebase-Locale`, what `Auth.languageCode` sets), for SMS and e-mail text.
     public var locale: String?
+    /// Served by `hearth serve --emulator`: provider tokens are accepted unsigned, as the Firebase Auth Emulator does.
+    public var emulator: Bool
 
-    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil) {
+    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil, emulator: Bool = false) {
         self.project = project
         self.clientIP = clientIP
         self.locale = locale
+        self.emulator = emulator
     }
 }
 
@@ -39,12 +43,15 @@ public final class AuthEngine: Sendable {
     public let smsSender: SMSSender
     /// Checks reCAPTCHA tokens for projects that require them.
     public let recaptcha: RecaptchaVerifier?
+    /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
+    public let identityProviders: IdentityProviders
     let logger: Logger
 
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        recaptcha: RecaptchaVerifier? = nil, logger: Logger = Logger(label: "hearth.engine")
+        recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
+        logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
         self.projects = projects
@@ -54,6 +61,7 @@ public final class AuthEngine: Sendable {
         self.random = random
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
         self.recaptcha = recaptcha
+        self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.logger = logger
     }
 

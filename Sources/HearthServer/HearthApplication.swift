@@ -16,7 +16,7 @@ public enum HearthApplication {
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: FirebaseCORSMiddleware())
-        AuthRoutes(engine: engine).register(on: router)
+        AuthRoutes(engine: engine, emulator: emulator).register(on: router)
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
         if emulator { EmulatorRoutes(engine: engine).register(on: router) }
         router.get("/") { _, _ in

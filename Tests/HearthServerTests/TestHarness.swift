@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthEngine
 import HearthMessaging
+import HearthProviders
 import HearthSQLite
 import HearthServer
 import HearthStore
@@ -30,7 +31,7 @@ struct Harness {
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil,
+        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, providerTimeout: Duration = .seconds(2),
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
@@ -46,7 +47,8 @@ struct Harness {
             store: store, projects: ProjectRegistry(defaultProjectID: projectID, projects: [project]),
             idTokens: IDTokenService(keyRing: keyRing),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha)
+            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
+            identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock))
     }
 
     /// Runs `body` against the router without a socket.

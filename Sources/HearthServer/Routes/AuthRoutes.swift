@@ -10,9 +10,12 @@ import Hummingbird
 /// (`/www.googleapis.com/identitytoolkit/v3/relyingparty/signupNewUser`).
 public struct AuthRoutes: Sendable {
     public let engine: AuthEngine
+    /// `hearth serve --emulator`: requests carry emulator mode to the engine (unsigned provider tokens).
+    public let emulator: Bool
 
-    public init(engine: AuthEngine) {
+    public init(engine: AuthEngine, emulator: Bool = false) {
         self.engine = engine
+        self.emulator = emulator
     }
 
     typealias Handler = @Sendable (WireRequest, RequestOrigin) async throws -> JSONValue
@@ -34,6 +37,7 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", handler: createAuthURI),
             AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", handler: sendVerificationCode),
             AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", handler: signInWithPhoneNumber),
+            AccountsMethod(v1: "signInWithIdp", v3: "verifyAssertion", handler: signInWithIdp),
         ]
         for method in methods {
             let handler = method.handler
@@ -73,7 +77,8 @@ public struct AuthRoutes: Sendable {
         let wire = try await WireRequest.decode(request, context: context)
         let project = try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject)
         let origin = RequestOrigin(
-            project: project, clientIP: wire.clientIP, locale: wire.headers[HTTPField.Name("X-Firebase-Locale")!])
+            project: project, clientIP: wire.clientIP, locale: wire.headers[HTTPField.Name("X-Firebase-Locale")!],
+            emulator: emulator)
         return WireResponse.json(try await handler(wire, origin))
     }
 }
