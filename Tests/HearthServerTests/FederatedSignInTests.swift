@@ -24,6 +24,11 @@ struct FederatedSignInTests {
             let h = try await Harness(providerTimeout: timeout) { project in
                 var apple = AppleSettings(clientIds: [appleClient, "com.example.hearth.web"])
                 apple.keysUrl = base + "/apple/keys"
+                apple.tokenUrl = base + "/apple/token"
+                apple.revokeUrl = base + "/apple/revoke"
+                apple.teamId = TestIdentityProvider.appleTeam
+                apple.keyId = "APPLEKEY01"
+                apple.privateKey = idp.appleTeamKey.pemRepresentation
                 var google = GoogleSettings(clientIds: [googleClient])
                 google.keysUrl = base + "/google/certs"
                 var facebook = FacebookSettings(appId: facebookApp, appSecret: idp.appSecret)
@@ -509,6 +514,67 @@ struct FederatedSignInTests {
             #expect(user.email == nil)
             #expect(user.providers.first?.email == "ada@example.com")
             #expect(try await h.store.countUsers(projectID: h.projectID) == 2)
+        }
+    }
+
+    // MARK: Apple token revocation
+
+    @Test func revokingAnAppleAuthorizationCodeReachesApple() async throws {
+        try await Self.withProviders { idp, h, c in
+            idp.appleCodes.withLock { $0["code-1"] = "apple-refresh-1" }
+            let user = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h), nonce: "raw-nonce-1")
+            let idToken = try #require(user.string("idToken"))
+            // What the iOS SDK sends: revokeToken(withAuthorizationCode:).
+            let r = try await c.post(
+                "/v2/accounts:revokeToken",
+                ["providerId": "apple.com", "tokenType": "3", "token": "code-1", "idToken": .string(idToken)])
+            #expect(r.status == 200)
+            #expect(idp.appleRevoked.withLock { $0 } == ["refresh_token:apple-refresh-1"])
+            #expect(idp.fetches("/apple/token") == 1)
+
+            let reused = try await c.post(
+                "/v2/accounts:revokeToken",
+                ["providerId": "apple.com", "tokenType": "CODE", "token": "code-1", "idToken": .string(idToken)])
+            #expect(reused.status == 400)
+            #expect(reused.errorCode == "INVALID_IDP_RESPONSE")
+
+            let refresh = try await c.post(
+                "/identitytoolkit.googleapis.com/v2/accounts:revokeToken",
+                ["providerId": "apple.com", "tokenType": "REFRESH_TOKEN", "token": "rt-2", "idToken": .string(idToken)])
+            #expect(refresh.status == 200)
+            #expect(idp.appleRevoked.withLock { $0 }.last == "refresh_token:rt-2")
+
+            let anonymous = try await c.post(
+                "/v2/accounts:revokeToken", ["providerId": "apple.com", "tokenType": "3", "token": "code-1"])
+            #expect(anonymous.errorCode == "MISSING_ID_TOKEN")
+            let google = try await c.post(
+                "/v2/accounts:revokeToken",
+                ["providerId": "google.com", "tokenType": "3", "token": "x", "idToken": .string(idToken)])
+            #expect(google.errorCode == "INVALID_PROVIDER_ID")
+            #expect(idp.appleRevoked.withLock { $0.count } == 2)
+        }
+    }
+
+    @Test func revocationNeedsTheTeamKeyAndAppleToAnswer() async throws {
+        try await Self.withProviders(configure: { $0.apple?.privateKey = nil }) { idp, h, c in
+            let user = try await c.signUp()
+            let r = try await c.post(
+                "/v2/accounts:revokeToken",
+                ["providerId": "apple.com", "tokenType": "3", "token": "c", "idToken": .string(user.string("idToken")!)])
+            #expect(r.status == 400)
+            #expect(r.errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(idp.fetches("/apple/token") == 0)
+        }
+        try await Self.withProviders { idp, h, c in
+            idp.appleCodes.withLock { $0["code-1"] = "apple-refresh-1" }
+            idp.failing.withLock { $0 = true }
+            let user = try await c.signUp()
+            let r = try await c.post(
+                "/v2/accounts:revokeToken",
+                ["providerId": "apple.com", "tokenType": "3", "token": "code-1", "idToken": .string(user.string("idToken")!)])
+            #expect(r.status == 400)
+            #expect(r.errorCode == "INVALID_IDP_RESPONSE")
+            #expect(idp.appleRevoked.withLock { $0 }.isEmpty)
         }
     }
 

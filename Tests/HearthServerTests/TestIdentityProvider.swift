@@ -79,6 +79,11 @@ final class TestIdentityProvider: Sendable {
     let requests = Mutex<[String]>([])
     let graphUsers = Mutex<[String: GraphUser]>([:])
     let appSecret = "fb-app-secret"
+    /// Apple's token endpoints: the team's Sign in with Apple key, codes it will exchange, tokens revoked.
+    static let appleTeam = "TEAM123456"
+    let appleTeamKey = P256.Signing.PrivateKey()
+    let appleCodes = Mutex<[String: String]>([:])
+    let appleRevoked = Mutex<[String]>([])
 
     init(keys: [SigningKey]) { published = Mutex(keys) }
 
@@ -124,6 +129,36 @@ final class TestIdentityProvider: Sendable {
                 return Self.json(["keys": .array(keys.map(\.jwk))], headers: headers)
             }
         }
+        router.post("**") { request, _ -> Response in
+            let path = request.uri.path
+            self.requests.withLock { $0.append(path) }
+            let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
+            var form: [String: String] = [:]
+            for pair in text.split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
+                if kv.count == 2 { form[kv[0]] = kv[1] }
+            }
+            if self.failing.withLock({ $0 }) { return Self.json(["error": "unavailable"], status: .internalServerError) }
+            guard self.validAppleClientSecret(form["client_secret"], clientID: form["client_id"]) else {
+                return Self.json(["error": "invalid_client"], status: .badRequest)
+            }
+            switch path {
+            case "/apple/token":
+                guard form["grant_type"] == "authorization_code",
+                    let refresh = self.appleCodes.withLock({ $0.removeValue(forKey: form["code"] ?? "") })
+                else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
+                return Self.json([
+                    "access_token": "apple-access", "refresh_token": .string(refresh), "token_type": "Bearer",
+                    "expires_in": 3600,
+                ])
+            case "/apple/revoke":
+                guard let token = form["token"] else { return Self.json(["error": "invalid_request"], status: .badRequest) }
+                self.appleRevoked.withLock { $0.append("\(form["token_type_hint"] ?? "-"):\(token)") }
+                return Response(status: .ok)
+            default:
+                return Self.json(["error": "not_found"], status: .notFound)
+            }
+        }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -136,6 +171,21 @@ final class TestIdentityProvider: Sendable {
             try await body("http://127.0.0.1:\(port)")
             group.cancelAll()
         }
+    }
+
+    /// Apple's check of a client secret: an ES256 JWT by the team's key, for this client, addressed to Apple.
+    func validAppleClientSecret(_ secret: String?, clientID: String?) -> Bool {
+        guard let secret, let clientID else { return false }
+        let parts = secret.split(separator: ".")
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]), let sig = Base64URL.decode(parts[2]),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: sig),
+            appleTeamKey.publicKey.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)),
+            let claims = try? JSONValue.parse(payload)
+        else { return false }
+        let now = Date().timeIntervalSince1970
+        return claims["iss"]?.stringValue == Self.appleTeam && claims["sub"]?.stringValue == clientID
+            && claims["aud"]?.stringValue == "https://appleid.apple.com"
+            && (claims["exp"]?.doubleValue ?? 0) > now - 3600
     }
 
     static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {

@@ -48,10 +48,22 @@ public struct AppleSettings: Sendable, Equatable, Codable {
     public var keysUrl: String = "https://appleid.apple.com/auth/keys"
     /// Apple has used both spellings.
     public var issuers: [String] = ["https://appleid.apple.com", "https://account.apple.com"]
+    /// For authorization-code exchange and token revocation: the team ID, the Sign in with Apple key's ID, and
+    /// the key itself (the .p8 file's PEM text, or its path in `privateKeyFile`).
+    public var teamId: String?
+    public var keyId: String?
+    public var privateKey: String?
+    public var privateKeyFile: String?
+    /// The client id codes were issued to (the bundle ID for native apps); the first of `clientIds` when unset.
+    public var codeClientId: String?
+    public var tokenUrl: String = "https://appleid.apple.com/auth/token"
+    public var revokeUrl: String = "https://appleid.apple.com/auth/revoke"
 
     public init(clientIds: [String]) { self.clientIds = clientIds }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case clientIds, keysUrl, issuers }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case clientIds, keysUrl, issuers, teamId, keyId, privateKey, privateKeyFile, codeClientId, tokenUrl, revokeUrl
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -60,6 +72,13 @@ public struct AppleSettings: Sendable, Equatable, Codable {
         clientIds = try c.decode([String].self, forKey: .clientIds)
         keysUrl = try c.decode(.keysUrl, default: d.keysUrl)
         issuers = try c.decode(.issuers, default: d.issuers)
+        teamId = try c.decodeIfPresent(String.self, forKey: .teamId)
+        keyId = try c.decodeIfPresent(String.self, forKey: .keyId)
+        privateKey = try c.decodeIfPresent(String.self, forKey: .privateKey)
+        privateKeyFile = try c.decodeIfPresent(String.self, forKey: .privateKeyFile)
+        codeClientId = try c.decodeIfPresent(String.self, forKey: .codeClientId)
+        tokenUrl = try c.decode(.tokenUrl, default: d.tokenUrl)
+        revokeUrl = try c.decode(.revokeUrl, default: d.revokeUrl)
     }
 }
 

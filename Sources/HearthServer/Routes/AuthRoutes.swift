@@ -65,6 +65,11 @@ public struct AuthRoutes: Sendable {
             router.post(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
             }
         }
+        for prefix in ["", "/identitytoolkit.googleapis.com"] {
+            router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
+                try await respond(request, context, pathProject: nil, revokeToken)
+            }
+        }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
             router.post(path) { request, context in try await respond(request, context, pathProject: nil, token) }
         }

@@ -3,8 +3,23 @@ import HearthCore
 import HearthEngine
 import HearthProviders
 
-/// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`).
+/// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`) and `v2/accounts:revokeToken`.
 extension AuthRoutes {
+    func revokeToken(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // The iOS SDK sends tokenType as a string of the enum's number; others send the enum name.
+        let tokenType: String? =
+            switch wire.fields["tokenType"] {
+            case .number(let n)?: String(Int(n))
+            default: try wire.string("tokenType")
+            }
+        try await engine.revokeProviderToken(
+            RevokeProviderTokenRequest(
+                idToken: try wire.string("idToken"), providerID: try wire.string("providerId"), tokenType: tokenType,
+                token: try wire.string("token")),
+            origin: origin)
+        return [:]
+    }
+
     func signInWithIdp(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let pendingToken = try wire.string("pendingToken")
         let returnIdpCredential = try wire.bool("returnIdpCredential") ?? false
