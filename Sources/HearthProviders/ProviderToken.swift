@@ -10,6 +10,8 @@ struct ProviderTokenCheck {
     var keys: RemoteKeySet
     /// Seconds of clock difference tolerated on `exp` and `iat`.
     var clockSkew: TimeInterval = 60
+    /// For tokens without `exp` (Apple's server-to-server notifications): the oldest `iat` accepted.
+    var maxAgeWithoutExpiry: TimeInterval?
 
     static let algorithms: Set<String> = ["RS256", "ES256"]
 
@@ -37,14 +39,22 @@ struct ProviderTokenCheck {
         guard audience.contains(where: audiences.contains) else {
             throw Self.invalid("The ID token was issued to another client (aud).")
         }
-        guard let exp = claims["exp"]?.doubleValue, exp + clockSkew > now.timeIntervalSince1970 else {
-            throw Self.invalid("The ID token has expired.")
+        if let maxAge = maxAgeWithoutExpiry, claims["exp"] == nil {
+            guard let iat = claims["iat"]?.doubleValue, iat + maxAge > now.timeIntervalSince1970 else {
+                throw Self.invalid("The token is too old.")
+            }
+        } else {
+            guard let exp = claims["exp"]?.doubleValue, exp + clockSkew > now.timeIntervalSince1970 else {
+                throw Self.invalid("The ID token has expired.")
+            }
         }
         if let iat = claims["iat"]?.doubleValue, iat > now.timeIntervalSince1970 + clockSkew {
             throw Self.invalid("The ID token was issued in the future.")
         }
-        guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
-            throw Self.invalid("The ID token has no subject.")
+        if maxAgeWithoutExpiry == nil {
+            guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
+                throw Self.invalid("The ID token has no subject.")
+            }
         }
         return claims
     }

@@ -578,6 +578,79 @@ struct FederatedSignInTests {
         }
     }
 
+    // MARK: Apple server-to-server notifications
+
+    static func appleNotification(
+        _ key: TestIdentityProvider.SigningKey, _ h: Harness, type: String, sub: String = "001234.apple",
+        jti: String, aud: String = appleClient
+    ) throws -> JSONValue {
+        let now = h.engine.clock.now().timeIntervalSince1970.rounded(.down)
+        let events: JSONValue = ["type": .string(type), "sub": .string(sub), "event_time": .number(now * 1000)]
+        let payload = try key.sign([
+            "iss": "https://appleid.apple.com", "aud": .string(aud), "iat": .number(now), "jti": .string(jti),
+            "events": .string(events.jsonText),
+        ])
+        return ["payload": .string(payload)]
+    }
+
+    static let notifications = "/hearth/v1/projects/test-project/appleNotifications"
+
+    @Test func appleConsentRevokedUnlinksAndAccountDeleteDisables() async throws {
+        try await Self.withProviders { idp, h, c in
+            let apple = try Self.key(idp, "rsa-1")
+            let user = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h, rawNonce: "a"), nonce: "a")
+            let uid = try #require(user.string("localId"))
+
+            let forged = try await c.post(
+                Self.notifications,
+                try Self.appleNotification(try .rsa("rsa-1"), h, type: "consent-revoked", jti: "j0"), key: nil)
+            #expect(forged.status == 400)
+            #expect(forged.errorCode == "INVALID_IDP_RESPONSE")
+            let misaddressed = try await c.post(
+                Self.notifications,
+                try Self.appleNotification(apple, h, type: "consent-revoked", jti: "j0", aud: "com.other"), key: nil)
+            #expect(misaddressed.errorCode == "INVALID_IDP_RESPONSE")
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid)?.providers.count == 1)
+
+            let revoked = try await c.post(
+                Self.notifications, try Self.appleNotification(apple, h, type: "consent-revoked", jti: "j1"), key: nil)
+            #expect(revoked.status == 200)
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid)?.providers.isEmpty == true)
+
+            // Signing in with Apple again links back through the verified e-mail.
+            let again = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h, rawNonce: "b"), nonce: "b")
+            #expect(again.string("localId") == uid)
+
+            let deleted = try Self.appleNotification(apple, h, type: "account-delete", jti: "j2")
+            #expect(try await c.post(Self.notifications, deleted, key: nil).status == 200)
+            let disabled = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            #expect(disabled.disabled)
+            let refresh = try await c.refresh(try #require(again.string("refreshToken")))
+            #expect(refresh.status == 400)
+            let signIn = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h, rawNonce: "c"), nonce: "c")
+            #expect(signIn.errorCode == "USER_DISABLED")
+            // Apple retrying a delivery is acknowledged.
+            #expect(try await c.post(Self.notifications, deleted, key: nil).status == 200)
+
+            let unknown = try await c.post(
+                "/hearth/v1/projects/nope/appleNotifications", deleted, key: nil)
+            #expect(unknown.errorCode == "INVALID_PROJECT_ID")
+        }
+    }
+
+    @Test func accountDeleteCanDeleteTheUser() async throws {
+        try await Self.withProviders(configure: { $0.apple?.onAccountDelete = .delete }) { idp, h, c in
+            let user = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h), nonce: "raw-nonce-1")
+            let uid = try #require(user.string("localId"))
+            let r = try await c.post(
+                Self.notifications,
+                try Self.appleNotification(try Self.key(idp, "rsa-1"), h, type: "account-delete", jti: "j1"),
+                key: nil)
+            #expect(r.status == 200)
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid) == nil)
+        }
+    }
+
     // MARK: Emulator mode
 
     @Test func unsignedTokensAreAcceptedOnlyInEmulatorMode() async throws {

@@ -58,11 +58,14 @@ public struct AppleSettings: Sendable, Equatable, Codable {
     public var codeClientId: String?
     public var tokenUrl: String = "https://appleid.apple.com/auth/token"
     public var revokeUrl: String = "https://appleid.apple.com/auth/revoke"
+    /// What an `account-delete` server-to-server notification does to the user: `disable` (default) or `delete`.
+    public var onAccountDelete: AppleAccountDeletion = .disable
 
     public init(clientIds: [String]) { self.clientIds = clientIds }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case clientIds, keysUrl, issuers, teamId, keyId, privateKey, privateKeyFile, codeClientId, tokenUrl, revokeUrl
+        case clientIds, keysUrl, issuers, teamId, keyId, privateKey, privateKeyFile, codeClientId, tokenUrl, revokeUrl,
+            onAccountDelete
     }
 
     public init(from decoder: Decoder) throws {
@@ -79,7 +82,13 @@ public struct AppleSettings: Sendable, Equatable, Codable {
         codeClientId = try c.decodeIfPresent(String.self, forKey: .codeClientId)
         tokenUrl = try c.decode(.tokenUrl, default: d.tokenUrl)
         revokeUrl = try c.decode(.revokeUrl, default: d.revokeUrl)
+        onAccountDelete = try c.decode(.onAccountDelete, default: d.onAccountDelete)
     }
+}
+
+public enum AppleAccountDeletion: String, Sendable, Equatable, Codable {
+    case disable
+    case delete
 }
 
 /// Google Sign-In ID tokens.

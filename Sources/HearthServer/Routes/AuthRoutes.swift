@@ -65,6 +65,7 @@ public struct AuthRoutes: Sendable {
             router.post(path) { request, context in try await respond(request, context, pathProject: nil, projectConfig)
             }
         }
+        registerAppleNotifications(on: router)
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, pathProject: nil, revokeToken)

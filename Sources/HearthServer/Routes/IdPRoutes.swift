@@ -2,9 +2,24 @@ import Foundation
 import HearthCore
 import HearthEngine
 import HearthProviders
+import Hummingbird
 
 /// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`) and `v2/accounts:revokeToken`.
 extension AuthRoutes {
+    /// The URL to give Apple for Sign in with Apple server-to-server notifications. Apple sends no API key;
+    /// the notification is a JWS verified with Apple's keys and the project's client ids.
+    func registerAppleNotifications(on router: Router<HearthRequestContext>) {
+        router.post("/hearth/v1/projects/{project}/appleNotifications") { request, context in
+            let projectID = try context.parameters.require("project")
+            guard let project = engine.projects.config(projectID) else {
+                throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+            }
+            let wire = try await WireRequest.decode(request, context: context)
+            try await engine.handleAppleNotification(payload: try wire.string("payload"), project: project)
+            return WireResponse.json([:])
+        }
+    }
+
     func revokeToken(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         // The iOS SDK sends tokenType as a string of the enum's number; others send the enum name.
         let tokenType: String? =
