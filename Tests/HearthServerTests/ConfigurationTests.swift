@@ -70,5 +70,16 @@ import Testing
         #expect(throws: ConfigurationError.self) { try c.validate() }
         c = try decode(#"{"projects":[{"projectId":"p","passwordPolicy":{"minLength":10,"maxLength":5}}]}"#)
         #expect(throws: ConfigurationError.self) { try c.validate() }
+        for federation in [
+            #"{"apple":{"clientIds":[]}}"#,
+            #"{"apple":{"clientIds":["a"],"teamId":"T","keyId":"K"}}"#,
+            #"{"apple":{"clientIds":["a"],"teamId":"T","keyId":"K","privateKey":"not a key"}}"#,
+            #"{"google":{"clientIds":[]}}"#,
+        ] {
+            c = try decode(#"{"projects":[{"projectId":"p","federation":"# + federation + "}]}")
+            #expect(throws: ConfigurationError.self, "\(federation)") { try c.validate() }
+        }
+        c = try decode(#"{"projects":[{"projectId":"p","federation":{"apple":{"clientIds":["a"]}}}]}"#)
+        try c.validate()
     }
 }
