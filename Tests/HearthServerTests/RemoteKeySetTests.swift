@@ -13,7 +13,7 @@ struct RemoteKeySetTests {
         idp.maxAge.withLock { $0 = maxAge }
         try await idp.serve { base in
             let clock = ManualClock()
-            let providers = IdentityProviders(timeout: .seconds(2), clock: clock.authClock)
+            let providers = IdentityProviders(timeout: .seconds(60), clock: clock.authClock)
             let keys = providers.keySet(base + "/apple/keys")
             #expect(providers.keySet(base + "/apple/keys") === keys, "one cache per URL")
             try await body(idp, keys, clock)

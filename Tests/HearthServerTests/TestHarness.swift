@@ -31,7 +31,7 @@ struct Harness {
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, providerTimeout: Duration = .seconds(2),
+        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, providerTimeout: Duration = .seconds(60),
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")

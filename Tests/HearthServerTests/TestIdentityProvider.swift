@@ -25,8 +25,12 @@ final class TestIdentityProvider: Sendable {
             return "ES256"
         }
 
-        static func rsa(_ kid: String) throws -> SigningKey {
-            SigningKey(kid: kid, material: .rsa(try _RSA.Signing.PrivateKey(keySize: .bits2048)))
+        /// RSA keys are generated once per test run: generating a 2048-bit key takes long enough, synchronously on
+        /// the cooperative pool, to stall every other test on a small machine. Different slots are different keys.
+        static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<4).map { _ in try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
+
+        static func rsa(_ kid: String, slot: Int = 0) -> SigningKey {
+            SigningKey(kid: kid, material: .rsa(rsaPool[slot]))
         }
 
         static func p256(_ kid: String) -> SigningKey { SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey())) }
