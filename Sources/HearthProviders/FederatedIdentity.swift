@@ -80,7 +80,10 @@ public enum NonceRule {
     public static func check(tokenNonce: String?, rawNonce: String?) throws(AuthError) {
         if tokenNonce == nil, rawNonce == nil { return }
         guard let tokenNonce, let rawNonce, ConstantTime.equals(Array(tokenNonce.utf8), Array(hash(rawNonce).utf8))
-        else { throw AuthError(.missingOrInvalidNonce, "Duplicate credential received. Please try again with a new credential.") }
+        else {
+            throw AuthError(
+                .missingOrInvalidNonce, "Duplicate credential received. Please try again with a new credential.")
+        }
     }
 
     public static func hash(_ rawNonce: String) -> String {

@@ -7,7 +7,9 @@ extension FederationSettings {
     public var problems: [String] {
         var found: [String] = []
         if let apple {
-            if apple.clientIds.isEmpty { found.append("apple.clientIds must list the app's bundle IDs or Services IDs") }
+            if apple.clientIds.isEmpty {
+                found.append("apple.clientIds must list the app's bundle IDs or Services IDs")
+            }
             let revocation = [apple.teamId, apple.keyId, apple.privateKey ?? apple.privateKeyFile]
             if revocation.contains(where: { $0 != nil }) {
                 if revocation.contains(where: { $0 == nil }) {

@@ -42,7 +42,8 @@ public final class IdentityProviders: Sendable {
         if emulator, let token = credential.idToken ?? credential.accessToken,
             UnsignedToken.isUnsigned(token) || !Self.isConfigured(provider, settings)
         {
-            return try Self.unverifiedIdentity(provider, claims: UnsignedToken.claims(token), user: credential.appleUser)
+            return try Self.unverifiedIdentity(
+                provider, claims: UnsignedToken.claims(token), user: credential.appleUser)
         }
         let now = clock.now()
         switch provider {

@@ -44,11 +44,13 @@ public struct ProviderHTTP: Sendable {
             let bytes = Array(body.readableBytesView)
             let json = bytes.isEmpty ? JSONValue.null : try JSONValue.parse(bytes)
             return Reply(
-                status: Int(response.status.code), json: json, cacheControl: response.headers.first(name: "cache-control"))
+                status: Int(response.status.code), json: json,
+                cacheControl: response.headers.first(name: "cache-control"))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
             throw AuthError(.invalidIDPResponse, "The identity provider at \(host) did not answer in time.")
         } catch {
-            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
+            throw AuthError(
+                .invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
         }
     }
 

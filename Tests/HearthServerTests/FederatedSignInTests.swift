@@ -200,7 +200,10 @@ struct FederatedSignInTests {
                 ("expired", try Self.appleToken(idp, h, rawNonce: "n", expiresIn: -120)),
                 ("alg none", try Self.appleToken(idp, h, rawNonce: "n", headerAlg: "none")),
                 ("HS256 with a public key", try Self.appleToken(idp, h, rawNonce: "n", headerAlg: "HS256")),
-                ("RS256 header on an EC key", try Self.appleToken(idp, h, rawNonce: "n", kid: "ec-1", headerAlg: "RS256")),
+                (
+                    "RS256 header on an EC key",
+                    try Self.appleToken(idp, h, rawNonce: "n", kid: "ec-1", headerAlg: "RS256")
+                ),
             ]
             for (name, token) in cases {
                 let r = try await Self.signInWithIdp(c, idToken: token, nonce: "n")
@@ -290,7 +293,8 @@ struct FederatedSignInTests {
             let r = try await Self.signInWithIdp(
                 c, provider: "google.com",
                 idToken: try Self.oidcToken(
-                    idp, h, iss: "accounts.google.com", aud: Self.googleClient, sub: "g-1", kid: "rsa-1", extra: profile))
+                    idp, h, iss: "accounts.google.com", aud: Self.googleClient, sub: "g-1", kid: "rsa-1", extra: profile
+                ))
             #expect(r.status == 200)
             #expect(r.string("federatedId") == "https://accounts.google.com/g-1")
             #expect(r.string("email") == "grace@example.com")
@@ -312,7 +316,9 @@ struct FederatedSignInTests {
         try await Self.withProviders { idp, h, c in
             let token = try Self.oidcToken(
                 idp, h, iss: "https://www.facebook.com", aud: Self.facebookApp, sub: "fb-1",
-                extra: ["nonce": .string(NonceRule.hash("fb-nonce")), "name": "Kim Minji", "email": "minji@example.com"])
+                extra: [
+                    "nonce": .string(NonceRule.hash("fb-nonce")), "name": "Kim Minji", "email": "minji@example.com",
+                ])
             let noNonce = try await Self.signInWithIdp(c, provider: "facebook.com", idToken: token)
             #expect(noNonce.errorCode == "MISSING_OR_INVALID_NONCE")
             let r = try await Self.signInWithIdp(c, provider: "facebook.com", idToken: token, nonce: "fb-nonce")
@@ -477,7 +483,8 @@ struct FederatedSignInTests {
             #expect(unlinked.status == 200)
             let user = try #require(try await h.store.user(projectID: h.projectID, uid: account.string("localId")!))
             #expect(user.providers.isEmpty)
-            #expect(try await h.store.user(projectID: h.projectID, providerID: "apple.com", rawID: "001234.apple") == nil)
+            #expect(
+                try await h.store.user(projectID: h.projectID, providerID: "apple.com", rawID: "001234.apple") == nil)
         }
     }
 
@@ -561,7 +568,10 @@ struct FederatedSignInTests {
             let user = try await c.signUp()
             let r = try await c.post(
                 "/v2/accounts:revokeToken",
-                ["providerId": "apple.com", "tokenType": "3", "token": "c", "idToken": .string(user.string("idToken")!)])
+                [
+                    "providerId": "apple.com", "tokenType": "3", "token": "c",
+                    "idToken": .string(user.string("idToken")!),
+                ])
             #expect(r.status == 400)
             #expect(r.errorCode == "OPERATION_NOT_ALLOWED")
             #expect(idp.fetches("/apple/token") == 0)
@@ -572,7 +582,10 @@ struct FederatedSignInTests {
             let user = try await c.signUp()
             let r = try await c.post(
                 "/v2/accounts:revokeToken",
-                ["providerId": "apple.com", "tokenType": "3", "token": "code-1", "idToken": .string(user.string("idToken")!)])
+                [
+                    "providerId": "apple.com", "tokenType": "3", "token": "code-1",
+                    "idToken": .string(user.string("idToken")!),
+                ])
             #expect(r.status == 400)
             #expect(r.errorCode == "INVALID_IDP_RESPONSE")
             #expect(idp.appleRevoked.withLock { $0 }.isEmpty)
@@ -628,7 +641,8 @@ struct FederatedSignInTests {
             #expect(disabled.disabled)
             let refresh = try await c.refresh(try #require(again.string("refreshToken")))
             #expect(refresh.status == 400)
-            let signIn = try await Self.signInWithIdp(c, idToken: try Self.appleToken(idp, h, rawNonce: "c"), nonce: "c")
+            let signIn = try await Self.signInWithIdp(
+                c, idToken: try Self.appleToken(idp, h, rawNonce: "c"), nonce: "c")
             #expect(signIn.errorCode == "USER_DISABLED")
             // Apple retrying a delivery is acknowledged.
             #expect(try await c.post(Self.notifications, deleted, key: nil).status == 200)

@@ -60,7 +60,9 @@ struct RemoteKeySetTests {
     @Test func withNoKeysYetAFailingProviderIsAnIdPError() async throws {
         try await Self.withKeySet(maxAge: 3600) { idp, keys, _ in
             idp.failing.withLock { $0 = true }
-            await #expect(throws: AuthError(.invalidIDPResponse, "The identity provider's keys at \(keys.url) could not be read.")) {
+            await #expect(
+                throws: AuthError(.invalidIDPResponse, "The identity provider's keys at \(keys.url) could not be read.")
+            ) {
                 _ = try await keys.key(kid: "ec-1")
             }
         }

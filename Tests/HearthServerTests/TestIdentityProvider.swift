@@ -27,13 +27,17 @@ final class TestIdentityProvider: Sendable {
 
         /// RSA keys are generated once per test run: generating a 2048-bit key takes long enough, synchronously on
         /// the cooperative pool, to stall every other test on a small machine. Different slots are different keys.
-        static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<4).map { _ in try! _RSA.Signing.PrivateKey(keySize: .bits2048) }
+        static let rsaPool: [_RSA.Signing.PrivateKey] = (0..<4).map { _ in
+            try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+        }
 
         static func rsa(_ kid: String, slot: Int = 0) -> SigningKey {
             SigningKey(kid: kid, material: .rsa(rsaPool[slot]))
         }
 
-        static func p256(_ kid: String) -> SigningKey { SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey())) }
+        static func p256(_ kid: String) -> SigningKey {
+            SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey()))
+        }
 
         var jwk: JSONValue {
             switch material {
@@ -101,7 +105,9 @@ final class TestIdentityProvider: Sendable {
             let path = request.uri.path
             self.requests.withLock { $0.append(path) }
             if let delay = self.delay.withLock({ $0 }) { try await Task.sleep(for: delay) }
-            if self.failing.withLock({ $0 }) { return Self.json(["error": "unavailable"], status: .internalServerError) }
+            if self.failing.withLock({ $0 }) {
+                return Self.json(["error": "unavailable"], status: .internalServerError)
+            }
             switch path {
             case "/oidc/.well-known/openid-configuration":
                 let b = base.withLock { $0 }
@@ -142,7 +148,9 @@ final class TestIdentityProvider: Sendable {
                 let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
                 if kv.count == 2 { form[kv[0]] = kv[1] }
             }
-            if self.failing.withLock({ $0 }) { return Self.json(["error": "unavailable"], status: .internalServerError) }
+            if self.failing.withLock({ $0 }) {
+                return Self.json(["error": "unavailable"], status: .internalServerError)
+            }
             guard self.validAppleClientSecret(form["client_secret"], clientID: form["client_id"]) else {
                 return Self.json(["error": "invalid_client"], status: .badRequest)
             }
@@ -156,7 +164,9 @@ final class TestIdentityProvider: Sendable {
                     "expires_in": 3600,
                 ])
             case "/apple/revoke":
-                guard let token = form["token"] else { return Self.json(["error": "invalid_request"], status: .badRequest) }
+                guard let token = form["token"] else {
+                    return Self.json(["error": "invalid_request"], status: .badRequest)
+                }
                 self.appleRevoked.withLock { $0.append("\(form["token_type_hint"] ?? "-"):\(token)") }
                 return Response(status: .ok)
             default:

@@ -86,10 +86,12 @@ extension AuthEngine {
         let now = clock.now()
         // Kept past the token's expiry plus the clock skew verification tolerates.
         let until = max(identity.tokenExpiresAt ?? now, now).addingTimeInterval(120)
-        let key = "idp:" + Self.digest("\(origin.project.projectID)\n\(identity.providerID)\n\(identity.rawID)\n\(nonce)")
+        let key =
+            "idp:" + Self.digest("\(origin.project.projectID)\n\(identity.providerID)\n\(identity.rawID)\n\(nonce)")
         guard try await store.claimSingleUse(key, until: until, now: now) else {
             logger.notice("provider token replayed", metadata: ["provider": "\(identity.providerID)"])
-            throw AuthError(.missingOrInvalidNonce, "Duplicate credential received. Please try again with a new credential.")
+            throw AuthError(
+                .missingOrInvalidNonce, "Duplicate credential received. Please try again with a new credential.")
         }
     }
 

@@ -32,7 +32,8 @@ struct AppleTokenRevocation {
             guard exchanged.status == 200 else {
                 throw AuthError(
                     .invalidIDPResponse,
-                    "Apple refused the authorization code (\(exchanged.json["error"]?.stringValue ?? "HTTP \(exchanged.status)")).")
+                    "Apple refused the authorization code (\(exchanged.json["error"]?.stringValue ?? "HTTP \(exchanged.status)"))."
+                )
             }
             if let refresh = exchanged.json["refresh_token"]?.stringValue {
                 revocable = refresh
@@ -86,7 +87,8 @@ struct AppleTokenRevocation {
     }
 
     static let notConfigured = AuthError(
-        .operationNotAllowed, "Apple token revocation needs teamId, keyId and privateKey in the project's configuration.")
+        .operationNotAllowed,
+        "Apple token revocation needs teamId, keyId and privateKey in the project's configuration.")
 }
 
 extension IdentityProviders {

@@ -10,7 +10,8 @@ struct FacebookGraph {
 
     func identity(accessToken: String) async throws -> FederatedIdentity {
         guard let secret = settings.appSecret, !secret.isEmpty else {
-            throw AuthError(.operationNotAllowed, "Facebook access tokens need the app secret in the project's configuration.")
+            throw AuthError(
+                .operationNotAllowed, "Facebook access tokens need the app secret in the project's configuration.")
         }
         let base = settings.graphUrl.hasSuffix("/") ? String(settings.graphUrl.dropLast()) : settings.graphUrl
         let debug = try await http.get(
