@@ -666,6 +666,21 @@ struct FederatedSignInTests {
         }
     }
 
+    @Test func concurrentFirstSignInsOfOneIdentityMakeOneAccount() async throws {
+        try await Self.withProviders { idp, h, c in
+            let tokens = try (0..<6).map { try Self.appleToken(idp, h, rawNonce: "n\($0)") }
+            let replies = try await withThrowingTaskGroup(of: Client.Reply.self) { group in
+                for (i, token) in tokens.enumerated() {
+                    group.addTask { try await Self.signInWithIdp(c, idToken: token, nonce: "n\(i)") }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replies.allSatisfy { $0.status == 200 })
+            #expect(Set(replies.compactMap { $0.string("localId") }).count == 1)
+            #expect(try await h.store.countUsers(projectID: h.projectID) == 1)
+        }
+    }
+
     // MARK: Emulator mode
 
     @Test func unsignedTokensAreAcceptedOnlyInEmulatorMode() async throws {
@@ -679,6 +694,8 @@ struct FederatedSignInTests {
             let r = try await Self.signInWithIdp(c, provider: "google.com", idToken: fake)
             #expect(r.status == 200)
             #expect(r.string("email") == "emu@example.com")
+            #expect(r.string("oauthIdToken") == fake)
+            #expect(r.string("oauthAccessToken") == "FirebaseAuthEmulatorFakeAccessToken_google.com")
             #expect(try claims(of: r.string("idToken"))["firebase"]?["identities"]?["google.com"] == ["emu-1"])
         }
     }

@@ -185,7 +185,15 @@ extension AuthEngine {
             emailVerified: email != nil && identity.emailVerified, displayName: identity.displayName,
             photoURL: identity.photoURL, validSince: nowSecond(), createdAt: now, lastLoginAt: now,
             providers: [Self.link(identity, merging: nil)])
-        do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+        do {
+            try await store.insertUser(user)
+        } catch StoreError.federatedIDExists, StoreError.emailExists {
+            // A concurrent first sign-in of the same identity (or e-mail) created the account first: the state read
+            // above is stale, so run the rules again as for any concurrent change; they find the new account.
+            throw StoreError.versionConflict
+        } catch {
+            throw mapStoreError(error)
+        }
         logger.info(
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(identity.providerID)"])

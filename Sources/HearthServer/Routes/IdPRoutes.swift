@@ -49,6 +49,10 @@ extension AuthRoutes {
 
         let identity = result.identity
         let user = result.user
+        // The emulator always answers an access token, so clients that build credentials from it keep working.
+        let oauthAccessToken =
+            credential?.accessToken
+            ?? (origin.emulator ? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerID)" : nil)
         let fullName = [identity.firstName, identity.lastName].compactMap { $0 }.joined(separator: " ")
         var emailVerified = identity.emailVerified
         if let user, user.email == identity.email { emailVerified = user.emailVerified }
@@ -71,8 +75,8 @@ extension AuthRoutes {
             "emailRecycled": result.emailRecycled ? .bool(true) : nil,
             "errorMessage": .text(result.error?.message),
             "pendingToken": .text(result.pendingToken),
-            "oauthIdToken": returnIdpCredential ? .text(credential?.idToken) : nil,
-            "oauthAccessToken": returnIdpCredential ? .text(credential?.accessToken) : nil,
+            "oauthIdToken": returnIdpCredential || origin.emulator ? .text(credential?.idToken) : nil,
+            "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
         ])
         return UserEncoding.withTokens(response, result.tokens)
     }
