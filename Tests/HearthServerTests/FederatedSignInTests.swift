@@ -309,6 +309,16 @@ struct FederatedSignInTests {
                     idp, h, iss: "https://accounts.google.com", aud: Self.googleClient, sub: "g-2", kid: "rsa-1",
                     extra: outsider))
             #expect(refused.errorCode == "INVALID_IDP_RESPONSE")
+
+            // When the app sends its raw nonce, the token's must be its hash.
+            let nonced = try Self.oidcToken(
+                idp, h, iss: "https://accounts.google.com", aud: Self.googleClient, sub: "g-1", kid: "rsa-1",
+                extra: profile.merging(["nonce": .string(NonceRule.hash("g-nonce"))]) { $1 })
+            let mismatched = try await Self.signInWithIdp(c, provider: "google.com", idToken: nonced, nonce: "other")
+            #expect(mismatched.errorCode == "MISSING_OR_INVALID_NONCE")
+            let matched = try await Self.signInWithIdp(c, provider: "google.com", idToken: nonced, nonce: "g-nonce")
+            #expect(matched.status == 200)
+            #expect(matched.string("localId") == r.string("localId"))
         }
     }
 
@@ -459,6 +469,25 @@ struct FederatedSignInTests {
                 extra: ["idToken": .string(anonymous.string("idToken")!)])
             #expect(r.status == 400)
             #expect(r.errorCode == "EMAIL_EXISTS")
+            // With returnIdpCredential (what the iOS SDK sends) the error comes back in a 200 with the credential.
+            let token = try Self.appleToken(idp, h, rawNonce: "n2", email: "ada@example.com")
+            let withCredential = try await Self.signInWithIdp(
+                c, idToken: token, nonce: "n2",
+                extra: ["idToken": .string(anonymous.string("idToken")!), "returnIdpCredential": true])
+            #expect(withCredential.status == 200)
+            #expect(withCredential.string("errorMessage") == "EMAIL_EXISTS")
+            #expect(withCredential.string("oauthIdToken") == token)
+            #expect(withCredential["idToken"] == nil)
+            let anon = try #require(try await h.store.user(projectID: h.projectID, uid: anonymous.string("localId")!))
+            #expect(anon.providers.isEmpty && anon.email == nil)
+
+            // An account with Apple already linked cannot link a second Apple identity.
+            let apple = try await Self.signInWithIdp(
+                c, idToken: try Self.appleToken(idp, h, sub: "apple-a", rawNonce: "n3", email: nil), nonce: "n3")
+            let second = try await Self.signInWithIdp(
+                c, idToken: try Self.appleToken(idp, h, sub: "apple-b", rawNonce: "n4", email: nil), nonce: "n4",
+                extra: ["idToken": .string(apple.string("idToken")!)])
+            #expect(second.errorCode == "PROVIDER_ALREADY_LINKED")
         }
     }
 
