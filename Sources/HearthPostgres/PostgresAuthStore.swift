@@ -557,9 +557,9 @@ extension PostgresAuthStore {
             try await db.run(
                 """
                 INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number)
+                  photo_url, phone_number, private_email)
                 VALUES (\(user.projectID), \(p.providerID), \(p.rawID), \(user.uid), \(p.federatedID), \(p.email),
-                  \(p.displayName), \(p.photoURL), \(p.phoneNumber))
+                  \(p.displayName), \(p.photoURL), \(p.phoneNumber), \(p.isPrivateEmail))
                 """)
         }
     }
@@ -568,7 +568,8 @@ extension PostgresAuthStore {
     /// one row per link, or a single row with NULL link columns.
     static let selectUser = """
         SELECT u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
-          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number
+          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number,
+          l.private_email AS link_private_email
         FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
         """
     /// Byte-wise order, as SQLite sorts, whatever the database's collation.
@@ -603,7 +604,8 @@ extension PostgresAuthStore {
                     email: try row["link_email"].decode(String?.self),
                     displayName: try row["link_display_name"].decode(String?.self),
                     photoURL: try row["link_photo_url"].decode(String?.self),
-                    phoneNumber: try row["link_phone_number"].decode(String?.self)))
+                    phoneNumber: try row["link_phone_number"].decode(String?.self),
+                    isPrivateEmail: try row["link_private_email"].decode(Bool.self)))
         }
         return user
     }

@@ -489,11 +489,11 @@ extension SQLiteAuthStore {
             try db.run(
                 """
                 INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  photo_url, phone_number, private_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
-                    p.phoneNumber,
+                    p.phoneNumber, p.isPrivateEmail,
                 ])
         }
     }
@@ -507,7 +507,8 @@ extension SQLiteAuthStore {
                     SELECT u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
                       u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
                       u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
-                      l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number
+                      l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number,
+                      l.private_email
                     FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
                     WHERE \(condition) ORDER BY l.provider_id
                     """), arguments: args)
@@ -522,7 +523,7 @@ extension SQLiteAuthStore {
             guard let providerID = l[17] as String? else { return nil }
             return ProviderUserInfo(
                 providerID: providerID, rawID: l[18], federatedID: l[19], email: l[20], displayName: l[21],
-                photoURL: l[22], phoneNumber: l[23])
+                photoURL: l[22], phoneNumber: l[23], isPrivateEmail: l[24])
         }
         return user
     }

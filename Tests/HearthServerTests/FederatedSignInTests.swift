@@ -59,12 +59,14 @@ struct FederatedSignInTests {
         let now = h.engine.clock.now().timeIntervalSince1970
         var claims: [String: JSONValue] = [
             "iss": .string(iss), "aud": .string(aud), "sub": .string(sub), "iat": .number(now.rounded(.down)),
-            "exp": .number((now + expiresIn).rounded(.down)), "is_private_email": "true",
+            "exp": .number((now + expiresIn).rounded(.down)),
         ]
         if let rawNonce { claims["nonce"] = .string(NonceRule.hash(rawNonce)) }
         if let email {
             claims["email"] = .string(email)
             claims["email_verified"] = verified
+            // Apple sends these as strings.
+            claims["is_private_email"] = email.hasSuffix("@privaterelay.appleid.com") ? "true" : "false"
         }
         return try key(idp, kid).sign(claims, alg: headerAlg)
     }
@@ -135,6 +137,7 @@ struct FederatedSignInTests {
             #expect(stored.uid == r.string("localId"))
             #expect(stored.displayName == "Ada Lovelace")
             #expect(stored.providers.first?.displayName == "Ada Lovelace")
+            #expect(stored.providers.first?.isPrivateEmail == true)
 
             // Later sign-ins carry no name (Apple sends it once); the stored one stays.
             h.clock.advance(5)
@@ -395,6 +398,7 @@ struct FederatedSignInTests {
             #expect(user.passwordHash == nil)
             #expect(user.emailVerified)
             #expect(user.providers.map(\.providerID) == ["apple.com"])
+            #expect(user.providers.first?.isPrivateEmail == false)
             // The squatter's password and session are gone.
             #expect(try await c.signIn("ada@example.com", "squatter-pw").status == 400)
             let refresh = try await c.refresh(try #require(squatter.string("refreshToken")))

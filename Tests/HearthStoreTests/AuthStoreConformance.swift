@@ -735,12 +735,14 @@ struct AuthStoreConformance {
     @Test(arguments: Backend.available)
     func findsUsersByProviderIdentity(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
-            let apple = ProviderUserInfo(providerID: "apple.com", rawID: "001.abc", email: "x@privaterelay.appleid.com")
+            let apple = ProviderUserInfo(
+                providerID: "apple.com", rawID: "001.abc", email: "x@privaterelay.appleid.com", isPrivateEmail: true)
             let ada = Fixture.user(providers: [apple, ProviderUserInfo(providerID: "google.com", rawID: "g-1")])
             try await store.insertUser(ada)
             try await store.insertUser(Fixture.user(project: "p2", providers: []))
 
             #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "001.abc") == ada)
+            #expect(ada.providers.first?.isPrivateEmail == true)
             #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "g-1") == ada)
             #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "001.abc") == nil)
             #expect(try await store.user(projectID: "p2", providerID: "apple.com", rawID: "001.abc") == nil)

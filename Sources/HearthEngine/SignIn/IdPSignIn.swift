@@ -230,7 +230,8 @@ extension AuthEngine {
         ProviderUserInfo(
             providerID: identity.providerID, rawID: identity.rawID, federatedID: identity.rawID,
             email: identity.email ?? existing?.email, displayName: identity.displayName ?? existing?.displayName,
-            photoURL: identity.photoURL ?? existing?.photoURL)
+            photoURL: identity.photoURL ?? existing?.photoURL,
+            isPrivateEmail: identity.email == nil ? existing?.isPrivateEmail ?? false : identity.isPrivateEmail)
     }
 
     // MARK: Pending credentials
@@ -246,6 +247,7 @@ extension AuthEngine {
             "jti": .string(random.token(bytes: 16)), "provider_id": .string(identity.providerID),
             "raw_id": .string(identity.rawID), "federated_id": .string(identity.federatedID),
             "email_verified": .bool(identity.emailVerified), "raw_user_info": .object(identity.rawUserInfo),
+            "is_private_email": .bool(identity.isPrivateEmail),
         ]
         for (key, value) in [
             ("email", identity.email), ("name", identity.displayName), ("given_name", identity.firstName),
@@ -275,6 +277,7 @@ extension AuthEngine {
         return FederatedIdentity(
             providerID: provider, rawID: rawID, federatedID: p["federated_id"]?.stringValue,
             email: p["email"]?.stringValue, emailVerified: p["email_verified"]?.boolValue ?? false,
+            isPrivateEmail: p["is_private_email"]?.boolValue ?? false,
             displayName: p["name"]?.stringValue, firstName: p["given_name"]?.stringValue,
             lastName: p["family_name"]?.stringValue, photoURL: p["picture"]?.stringValue,
             rawUserInfo: p["raw_user_info"]?.objectValue ?? [:])
