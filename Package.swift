@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthStore", targets: ["HearthStore"]),
         .library(name: "HearthTokens", targets: ["HearthTokens"]),
+        .library(name: "HearthProviders", targets: ["HearthProviders"]),
         .library(name: "HearthEngine", targets: ["HearthEngine"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
@@ -70,11 +71,23 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // Identity providers: provider-token verification, the remote-JWKS cache, provider HTTP calls.
+        .target(
+            name: "HearthProviders",
+            dependencies: [
+                "HearthCore", "HearthTokens",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // Use cases: typed requests in, typed results or AuthError out.
         .target(
             name: "HearthEngine",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging", "HearthProviders",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -84,7 +97,7 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthEngine", "HearthMessaging", "HearthStore",
+                "HearthEngine", "HearthMessaging", "HearthStore", "HearthProviders",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -131,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthMessaging", "HearthAdmin", "HearthAdminHummingbird",
+                "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
+                "HearthAdminHummingbird",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),

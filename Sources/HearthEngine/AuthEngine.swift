@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthMessaging
+import HearthProviders
 import HearthStore
 import HearthTokens
 import Logging
@@ -13,12 +14,17 @@ public struct RequestOrigin: Sendable {
     public var locale: String?
     /// Authenticated with admin credentials (a service account's access token, or the emulator's `owner`).
     public var isAdmin: Bool
+    /// Served by `hearth serve --emulator`: provider tokens are accepted unsigned, as the Firebase Auth Emulator does.
+    public var emulator: Bool
 
-    public init(project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false) {
+    public init(
+        project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false, emulator: Bool = false
+    ) {
         self.project = project
         self.clientIP = clientIP
         self.locale = locale
         self.isAdmin = isAdmin
+        self.emulator = emulator
     }
 }
 
@@ -42,12 +48,15 @@ public final class AuthEngine: Sendable {
     public let smsSender: SMSSender
     /// Checks reCAPTCHA tokens for projects that require them.
     public let recaptcha: RecaptchaVerifier?
+    /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
+    public let identityProviders: IdentityProviders
     let logger: Logger
 
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        recaptcha: RecaptchaVerifier? = nil, logger: Logger = Logger(label: "hearth.engine")
+        recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
+        logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
         self.projects = projects
@@ -57,6 +66,7 @@ public final class AuthEngine: Sendable {
         self.random = random
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
         self.recaptcha = recaptcha
+        self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.logger = logger
     }
 
@@ -114,8 +124,8 @@ public final class AuthEngine: Sendable {
         case .phoneNumberExists?: AuthError(.phoneNumberExists)
         case .uidExists?: AuthError(.duplicateLocalID)
         case .userNotFound?: AuthError(.userNotFound)
-        case .providerLinkExists?: AuthError(.federatedUserIDAlreadyLinked)
         case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")
+        case .federatedIDExists?: AuthError(.federatedUserIDAlreadyLinked)
         case nil: error
         }
     }

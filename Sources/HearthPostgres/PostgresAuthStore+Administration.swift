@@ -29,17 +29,7 @@ extension PostgresAuthStore {
                     failures[index] = .uidExists
                     continue
                 }
-                do {
-                    try await Self.checkUniqueFields(db, user)
-                    for p in user.providers {
-                        let taken = try await db.run(
-                            """
-                            SELECT 1 FROM provider_links WHERE project_id = \(user.projectID)
-                              AND provider_id = \(p.providerID) AND raw_id = \(p.rawID) AND uid <> \(user.uid)
-                            """)
-                        if !taken.isEmpty { throw StoreError.providerLinkExists }
-                    }
-                } catch let error as StoreError {
+                do { try await Self.checkUniqueFields(db, user) } catch let error as StoreError {
                     failures[index] = error
                     continue
                 }

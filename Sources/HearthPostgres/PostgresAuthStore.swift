@@ -442,6 +442,33 @@ public final class PostgresAuthStore: AuthStore {
     }
 }
 
+// MARK: - Federated identities
+
+extension PostgresAuthStore {
+    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                  WHERE project_id = \(projectID) AND provider_id = \(providerID) AND raw_id = \(rawID))
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        try await query("DELETE FROM single_use_keys WHERE expires_at <= \(nowMs)")
+        // ON CONFLICT locks the existing row: of concurrent claims exactly one inserts or revives an expired use.
+        return try await !query(
+            """
+            INSERT INTO single_use_keys (key, expires_at) VALUES (\(key), \(until.millisecondsSince1970))
+            ON CONFLICT (key) DO UPDATE SET expires_at = excluded.expires_at WHERE single_use_keys.expires_at <= \(nowMs)
+            RETURNING 1
+            """
+        ).isEmpty
+    }
+}
+
 // MARK: - Running queries
 
 extension PostgresAuthStore {
@@ -481,6 +508,7 @@ extension PostgresAuthStore {
         case "users_pkey": return StoreError.uidExists
         case "users_email": return StoreError.emailExists
         case "users_phone": return StoreError.phoneNumberExists
+        case "provider_links_pkey": return StoreError.federatedIDExists
         default: return error
         }
     }
@@ -489,7 +517,7 @@ extension PostgresAuthStore {
 // MARK: - Row mapping
 
 extension PostgresAuthStore {
-    /// E-mail and phone number are unique per project.
+    /// E-mail, phone number and each provider identity are unique per project.
     static func checkUniqueFields(_ db: Transaction, _ user: UserRecord) async throws {
         if let phone = user.phoneNumber {
             let taken = try await db.run(
@@ -498,10 +526,19 @@ extension PostgresAuthStore {
                 """)
             if !taken.isEmpty { throw StoreError.phoneNumberExists }
         }
-        guard let email = user.email else { return }
-        let taken = try await db.run(
-            "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")
-        if !taken.isEmpty { throw StoreError.emailExists }
+        if let email = user.email {
+            let taken = try await db.run(
+                "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND email = \(email) AND uid <> \(user.uid)")
+            if !taken.isEmpty { throw StoreError.emailExists }
+        }
+        for link in user.providers {
+            let linked = try await db.run(
+                """
+                SELECT 1 FROM provider_links WHERE project_id = \(user.projectID) AND provider_id = \(link.providerID)
+                  AND raw_id = \(link.rawID) AND uid <> \(user.uid)
+                """)
+            if !linked.isEmpty { throw StoreError.federatedIDExists }
+        }
     }
 
     /// Inserts the user's row and provider links; uniqueness is the caller's to check.
@@ -525,9 +562,9 @@ extension PostgresAuthStore {
             try await db.run(
                 """
                 INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number)
+                  photo_url, phone_number, private_email)
                 VALUES (\(user.projectID), \(p.providerID), \(p.rawID), \(user.uid), \(p.federatedID), \(p.email),
-                  \(p.displayName), \(p.photoURL), \(p.phoneNumber))
+                  \(p.displayName), \(p.photoURL), \(p.phoneNumber), \(p.isPrivateEmail))
                 """)
         }
     }
@@ -536,7 +573,8 @@ extension PostgresAuthStore {
     /// one row per link, or a single row with NULL link columns.
     static let userColumns = """
         u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
-          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number
+          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number,
+          l.private_email AS link_private_email
         """
     static let selectUser = """
         SELECT \(userColumns)
@@ -583,7 +621,8 @@ extension PostgresAuthStore {
                     email: try row["link_email"].decode(String?.self),
                     displayName: try row["link_display_name"].decode(String?.self),
                     photoURL: try row["link_photo_url"].decode(String?.self),
-                    phoneNumber: try row["link_phone_number"].decode(String?.self)))
+                    phoneNumber: try row["link_phone_number"].decode(String?.self),
+                    isPrivateEmail: try row["link_private_email"].decode(Bool.self)))
         }
         return users
     }

@@ -197,5 +197,14 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX email_outbox_project ON email_outbox (project_id, id)",
             ]),
+        // Federated sign-in: single-use provider nonces and pending credentials, forgotten once expired;
+        // which provider e-mails are private relays.
+        Migration(
+            version: "v5_federated_sign_in",
+            statements: [
+                "ALTER TABLE provider_links ADD COLUMN private_email BOOLEAN NOT NULL DEFAULT FALSE",
+                "CREATE TABLE single_use_keys (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+                "CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at)",
+            ]),
     ]
 }

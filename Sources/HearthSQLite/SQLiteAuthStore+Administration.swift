@@ -30,18 +30,7 @@ extension SQLiteAuthStore {
                     failures[index] = .uidExists
                     continue
                 }
-                do {
-                    try Self.checkUniqueFields(db, user)
-                    for p in user.providers {
-                        if try Self.exists(
-                            db,
-                            "SELECT 1 FROM provider_links WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND uid <> ?",
-                            [user.projectID, p.providerID, p.rawID, user.uid])
-                        {
-                            throw StoreError.providerLinkExists
-                        }
-                    }
-                } catch let error as StoreError {
+                do { try Self.checkUniqueFields(db, user) } catch let error as StoreError {
                     failures[index] = error
                     continue
                 }

@@ -402,6 +402,33 @@ public final class SQLiteAuthStore: AuthStore {
     }
 }
 
+// MARK: - Federated identities
+
+extension SQLiteAuthStore {
+    public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
+        try readNow { db in
+            try Self.fetchUser(
+                db,
+                where: """
+                    u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
+                      WHERE project_id = ? AND provider_id = ? AND raw_id = ?)
+                    """, [projectID, projectID, providerID, rawID])
+        }
+    }
+
+    public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
+        let nowMs = now.millisecondsSince1970
+        return try await pool.write { db in
+            try db.run("DELETE FROM single_use_keys WHERE expires_at <= ?", [nowMs])
+            // An expired use was just deleted, so a conflict means a live earlier use.
+            try db.run(
+                "INSERT INTO single_use_keys (key, expires_at) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                [key, until.millisecondsSince1970])
+            return db.changesCount > 0
+        }
+    }
+}
+
 // MARK: - Row mapping
 
 extension Database {
@@ -416,7 +443,7 @@ extension SQLiteAuthStore {
         try Int.fetchOne(db.cachedStatement(sql: sql), arguments: args) != nil
     }
 
-    /// E-mail and phone number are unique per project.
+    /// E-mail, phone number and each provider identity are unique per project.
     static func checkUniqueFields(_ db: Database, _ user: UserRecord) throws {
         if let phone = user.phoneNumber,
             try exists(
@@ -425,12 +452,19 @@ extension SQLiteAuthStore {
         {
             throw StoreError.phoneNumberExists
         }
-        guard let email = user.email else { return }
-        if try exists(
-            db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",
-            [user.projectID, email, user.uid])
+        if let email = user.email,
+            try exists(
+                db, "SELECT 1 FROM users WHERE project_id = ? AND email = ? AND uid <> ?",
+                [user.projectID, email, user.uid])
         {
             throw StoreError.emailExists
+        }
+        for link in user.providers
+        where try exists(
+            db, "SELECT 1 FROM provider_links WHERE project_id = ? AND provider_id = ? AND raw_id = ? AND uid <> ?",
+            [user.projectID, link.providerID, link.rawID, user.uid])
+        {
+            throw StoreError.federatedIDExists
         }
     }
 
@@ -460,11 +494,11 @@ extension SQLiteAuthStore {
             try db.run(
                 """
                 INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  photo_url, phone_number, private_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
-                    p.phoneNumber,
+                    p.phoneNumber, p.isPrivateEmail,
                 ])
         }
     }
@@ -474,7 +508,8 @@ extension SQLiteAuthStore {
         u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
           u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
           u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
-          l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number
+          l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number,
+          l.private_email
         """
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
@@ -507,7 +542,7 @@ extension SQLiteAuthStore {
                 users[users.count - 1].providers.append(
                     ProviderUserInfo(
                         providerID: providerID, rawID: row[18], federatedID: row[19], email: row[20],
-                        displayName: row[21], photoURL: row[22], phoneNumber: row[23]))
+                        displayName: row[21], photoURL: row[22], phoneNumber: row[23], isPrivateEmail: row[24]))
             }
         }
         return users

@@ -170,6 +170,19 @@ enum SQLiteSchema {
                     CREATE INDEX email_outbox_project ON email_outbox (project_id, id);
                     """)
         }
+        // Federated sign-in: single-use provider nonces and pending credentials, forgotten once expired;
+        // which provider e-mails are private relays.
+        m.registerMigration("v5_federated_sign_in") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE provider_links ADD COLUMN private_email INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE single_use_keys (
+                      key TEXT PRIMARY KEY NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at);
+                    """)
+        }
         return m
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthMessaging
+import HearthProviders
 
 /// Everything `hearth serve` can be told, from the config file, the environment and flags
 /// (flags win over the environment, the environment over the file, the file over defaults).
@@ -101,6 +102,9 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
             }
             guard p.passwordPolicy.minLength >= 1, p.passwordPolicy.maxLength >= p.passwordPolicy.minLength else {
                 throw ConfigurationError("project \(p.projectID): passwordPolicy needs 1 <= minLength <= maxLength")
+            }
+            if let problem = p.federation.problems.first {
+                throw ConfigurationError("project \(p.projectID): federation.\(problem)")
             }
             guard p.tokens.idTokenLifetimeSeconds >= 60, p.tokens.idTokenLifetimeSeconds <= 86400 else {
                 throw ConfigurationError("project \(p.projectID): tokens.idTokenLifetimeSeconds must be 60–86400")

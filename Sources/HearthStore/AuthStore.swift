@@ -117,6 +117,16 @@ public protocol AuthStore: Sendable {
 
     /// Releases connections. Further calls fail.
     func shutdown() async throws
+
+    // MARK: Federated identities
+
+    /// The user linked to `rawID` at `providerID` (Apple's or Google's `sub`, a Facebook user id), if any.
+    /// Each (provider, raw id) belongs to at most one user per project: inserting or updating a user whose
+    /// links include one held by another user throws `StoreError.federatedIDExists`.
+    func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord?
+    /// Records the single use of `key` (a provider token's subject and nonce, a pending credential) until
+    /// `until`; returns false when it was already used and that use has not expired. Expired uses may be forgotten.
+    func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool
 }
 
 /// Failures a store reports that the engine turns into Firebase errors.
@@ -126,6 +136,6 @@ public enum StoreError: Error, Sendable, Equatable {
     case phoneNumberExists
     case userNotFound
     case versionConflict
-    /// A provider identity (provider id and raw id) already belongs to another user.
-    case providerLinkExists
+    /// A provider identity (provider id and raw id) already linked to another user.
+    case federatedIDExists
 }

@@ -82,7 +82,7 @@ struct Serve: AsyncParsableCommand {
         }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, emulator: emulatorMode, logger: logger
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }

@@ -353,14 +353,3 @@ struct AdminUserTests {
         }
     }
 }
-
-extension JSONValue {
-    var arrayValue: [JSONValue]? {
-        if case .array(let a) = self { return a }
-        return nil
-    }
-    subscript(index: Int) -> JSONValue? {
-        guard case .array(let a) = self, a.indices.contains(index) else { return nil }
-        return a[index]
-    }
-}

@@ -30,9 +30,29 @@ import Testing
         #"{"prot":9099}"#,
         #"{"projects":[{"projectId":"p","apikeys":["k"]}]}"#,
         #"{"projects":[{"projectId":"p","tokens":{"idTokenLifetime":60}}]}"#,
+        #"{"projects":[{"projectId":"p","federation":{"apple":{"clientIds":["a"],"keyUrl":"x"}}}]}"#,
+        #"{"projects":[{"projectId":"p","federation":{"oidc":{"corp":{"issuer":"https://i","clientIds":["c"]}}}}]}"#,
+        #"{"projects":[{"projectId":"p","federation":{"google":{}}}]}"#,
     ])
     func misspeltSettingsAreRefused(json: String) {
         #expect(throws: DecodingError.self) { try decode(json) }
+    }
+
+    @Test func federationSettingsDefaultToTheRealProviderURLs() throws {
+        let c = try decode(
+            #"{"projects":[{"projectId":"p","federation":{"apple":{"clientIds":["com.example.app"]},"#
+                + #""facebook":{"appId":"42","graphUrl":"http://127.0.0.1:1/graph"},"#
+                + #""oidc":{"oidc.corp":{"issuer":"https://login.corp.example","clientIds":["hearth"]}}}}]}"#)
+        let f = try #require(c.projects.first?.federation)
+        #expect(f.apple?.clientIds == ["com.example.app"])
+        #expect(f.apple?.keysUrl == "https://appleid.apple.com/auth/keys")
+        #expect(f.apple?.issuers == ["https://appleid.apple.com", "https://account.apple.com"])
+        #expect(f.google == nil)
+        #expect(f.facebook?.graphUrl == "http://127.0.0.1:1/graph")
+        #expect(f.facebook?.keysUrl == "https://limited.facebook.com/.well-known/oauth/openid/jwks/")
+        #expect(f.oidc["oidc.corp"]?.keysUrl == nil)
+        #expect(!f.allowDuplicateEmails)
+        #expect(try decode(#"{"projects":[{"projectId":"p"}]}"#).projects.first?.federation == FederationSettings())
     }
 
     @Test func environmentOverridesTheFile() throws {
@@ -50,5 +70,16 @@ import Testing
         #expect(throws: ConfigurationError.self) { try c.validate() }
         c = try decode(#"{"projects":[{"projectId":"p","passwordPolicy":{"minLength":10,"maxLength":5}}]}"#)
         #expect(throws: ConfigurationError.self) { try c.validate() }
+        for federation in [
+            #"{"apple":{"clientIds":[]}}"#,
+            #"{"apple":{"clientIds":["a"],"teamId":"T","keyId":"K"}}"#,
+            #"{"apple":{"clientIds":["a"],"teamId":"T","keyId":"K","privateKey":"not a key"}}"#,
+            #"{"google":{"clientIds":[]}}"#,
+        ] {
+            c = try decode(#"{"projects":[{"projectId":"p","federation":"# + federation + "}]}")
+            #expect(throws: ConfigurationError.self, "\(federation)") { try c.validate() }
+        }
+        c = try decode(#"{"projects":[{"projectId":"p","federation":{"apple":{"clientIds":["a"]}}}]}"#)
+        try c.validate()
     }
 }

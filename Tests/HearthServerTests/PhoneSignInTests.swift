@@ -8,8 +8,10 @@ import Testing
 struct PhoneSignInTests {
     static let testNumber = "+16505553434"
 
-    func harness(_ configure: @escaping (inout ProjectConfig) -> Void = { _ in }) async throws -> Harness {
-        try await Harness {
+    func harness(emulator: Bool = false, _ configure: @escaping (inout ProjectConfig) -> Void = { _ in }) async throws
+        -> Harness
+    {
+        try await Harness(emulator: emulator) {
             $0.phone.testPhoneNumbers = [Self.testNumber: "123456"]
             configure(&$0)
         }
@@ -260,8 +262,8 @@ struct PhoneSignInTests {
     }
 
     @Test func emulatorModeListsVerificationCodes() async throws {
-        let h = try await harness()
-        try await h.run(emulator: true) { (c: Client) async throws in
+        let h = try await harness(emulator: true)
+        try await h.run { (c: Client) async throws in
             let sent = try await send(c, "+821012345678")
             let r = try await c.send("/emulator/v1/projects/\(h.projectID)/verificationCodes", method: .get, key: nil)
             #expect(r.status == 200)
@@ -272,8 +274,10 @@ struct PhoneSignInTests {
             #expect(codes[0]["code"]?.stringValue == (try await lastCode(h, "+821012345678")))
         }
         // Outside emulator mode the route does not exist.
-        try await h.run { (c: Client) async throws in
-            let r = try await c.send("/emulator/v1/projects/\(h.projectID)/verificationCodes", method: .get, key: nil)
+        let production = try await harness()
+        try await production.run { (c: Client) async throws in
+            let r = try await c.send(
+                "/emulator/v1/projects/\(production.projectID)/verificationCodes", method: .get, key: nil)
             #expect(r.status == 404)
         }
     }

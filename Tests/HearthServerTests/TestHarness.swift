@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthEngine
 import HearthMessaging
+import HearthProviders
 import HearthSQLite
 import HearthServer
 import HearthStore
@@ -33,6 +34,7 @@ struct Harness {
 
     init(
         smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
+        providerTimeout: Duration = .seconds(60),
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
@@ -50,12 +52,13 @@ struct Harness {
             projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha)
+            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
+            identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock))
     }
 
     /// Runs `body` against the router without a socket.
-    func run(emulator: Bool = false, _ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: engine, emulator: emulator || self.emulator))
+    func run(_ body: @Sendable (Client) async throws -> Void) async throws {
+        let app = Application(router: HearthApplication.router(engine: engine))
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

@@ -52,7 +52,7 @@ struct AdministrationConformance {
             let failures = try await store.importUsers(batch, overwrite: false)
             #expect(
                 failures == [
-                    1: .uidExists, 2: .emailExists, 3: .phoneNumberExists, 4: .providerLinkExists, 5: .emailExists,
+                    1: .uidExists, 2: .emailExists, 3: .phoneNumberExists, 4: .federatedIDExists, 5: .emailExists,
                 ])
             #expect(try await store.user(projectID: "p1", uid: "n1") == batch[0])
             #expect(try await store.countUsers(projectID: "p1") == 2)

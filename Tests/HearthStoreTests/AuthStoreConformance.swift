@@ -729,6 +729,57 @@ struct AuthStoreConformance {
             #expect(try await store.signingKeys() == [current, next])
         }
     }
+
+    // MARK: Federated identities
+
+    @Test(arguments: Backend.available)
+    func findsUsersByProviderIdentity(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let apple = ProviderUserInfo(
+                providerID: "apple.com", rawID: "001.abc", email: "x@privaterelay.appleid.com", isPrivateEmail: true)
+            let ada = Fixture.user(providers: [apple, ProviderUserInfo(providerID: "google.com", rawID: "g-1")])
+            try await store.insertUser(ada)
+            try await store.insertUser(Fixture.user(project: "p2", providers: []))
+
+            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "001.abc") == ada)
+            #expect(ada.providers.first?.isPrivateEmail == true)
+            #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "g-1") == ada)
+            #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "001.abc") == nil)
+            #expect(try await store.user(projectID: "p2", providerID: "apple.com", rawID: "001.abc") == nil)
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aProviderIdentityBelongsToOneUser(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let link = ProviderUserInfo(providerID: "apple.com", rawID: "001.abc")
+            try await store.insertUser(Fixture.user(providers: [link]))
+            await #expect(throws: StoreError.federatedIDExists) {
+                try await store.insertUser(Fixture.user(uid: "u2", email: nil, providers: [link]))
+            }
+            var bob = Fixture.user(uid: "u2", email: "bob@example.com", providers: [])
+            try await store.insertUser(bob)
+            bob = try #require(try await store.user(projectID: "p1", uid: "u2"))
+            bob.providers = [link]
+            await #expect(throws: StoreError.federatedIDExists) { try await store.updateUser(bob) }
+            #expect(try await store.user(projectID: "p1", providerID: "apple.com", rawID: "001.abc")?.uid == "u1")
+            // The same identity in another project is another identity.
+            try await store.insertUser(Fixture.user(project: "p2", uid: "u2", providers: [link]))
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func singleUseKeysAreUsedOnceUntilTheyExpire(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var claimed: [Bool] = []
+            for (key, second) in [("n1", 0), ("n1", 1), ("n2", 1), ("n1", 599), ("n1", 600), ("n1", 601)] {
+                let use = try await store.claimSingleUse(key, until: Fixture.t(second + 600), now: Fixture.t(second))
+                claimed.append(use)
+            }
+            #expect(claimed == [true, false, true, false, true, false])
+        }
+    }
+
 }
 
 /// Values the cases share. Times are whole milliseconds, the stores' resolution.

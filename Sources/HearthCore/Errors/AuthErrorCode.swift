@@ -46,7 +46,6 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case missingAppCredential = "MISSING_APP_CREDENTIAL"
     case invalidAppCredential = "INVALID_APP_CREDENTIAL"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
-    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
     case localIDExists = "LOCAL_ID_EXISTS"
     case invalidLocalID = "INVALID_LOCAL_ID"
@@ -91,6 +90,16 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case oauthInvalidRequest = "invalid_request"
     case oauthInvalidGrant = "invalid_grant"
     case oauthUnsupportedGrantType = "unsupported_grant_type"
+
+    // Federated sign-in
+    case invalidIDPResponse = "INVALID_IDP_RESPONSE"
+    case missingOrInvalidNonce = "MISSING_OR_INVALID_NONCE"
+    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
+    case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
+    case invalidProviderID = "INVALID_PROVIDER_ID"
+    case missingRequestURI = "MISSING_REQUEST_URI"
+    case invalidRequestURI = "INVALID_REQUEST_URI"
+    case invalidPendingToken = "INVALID_PENDING_TOKEN"
 
     // Tokens
     case invalidIDToken = "INVALID_ID_TOKEN"

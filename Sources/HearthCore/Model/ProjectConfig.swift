@@ -21,6 +21,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     /// The page e-mail action links open (reset password, verify e-mail), with `mode`, `oobCode`, `apiKey`
     /// and `lang` appended; Firebase's default is the project's hosted handler.
     public var emailActionURL: String
+    /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
+    public var federation: FederationSettings = .init()
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -41,7 +43,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains, emailActionURL
+            tokens, phone, authorizedDomains, emailActionURL, federation
     }
 
     public init(from decoder: Decoder) throws {
@@ -58,6 +60,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         phone = try c.decode(.phone, default: d.phone)
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
         emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
+        federation = try c.decode(.federation, default: d.federation)
     }
 }
 

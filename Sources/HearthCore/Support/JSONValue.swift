@@ -20,6 +20,11 @@ public enum JSONValue: Sendable, Equatable, Hashable {
         return nil
     }
 
+    public var arrayValue: [JSONValue]? {
+        if case .array(let a) = self { return a }
+        return nil
+    }
+
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
@@ -32,6 +37,12 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
+    }
+
+    /// The element at `index` of an array, nil for anything else.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let a) = self, a.indices.contains(index) else { return nil }
+        return a[index]
     }
 
     /// Compact JSON text with sorted keys, so equal values serialise equally.

@@ -221,7 +221,7 @@ public struct UserImporter: Sendable {
         case .uidExists: "localId belongs to an existing account - can not overwrite."
         case .emailExists: "email exists in other account in database"
         case .phoneNumberExists: "phone number exists in other account in database"
-        case .providerLinkExists: "raw id exists in other account in database"
+        case .federatedIDExists: "raw id exists in other account in database"
         case .userNotFound, .versionConflict: "\(conflict)"
         }
     }

@@ -47,6 +47,7 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),
             AccountsMethod(v1: "batchDelete", v3: nil, client: nil, admin: adminBatchDelete),
             AccountsMethod(v1: "query", v3: nil, client: nil, admin: adminQuery),
+            AccountsMethod(v1: "signInWithIdp", v3: "verifyAssertion", client: signInWithIdp),
         ]
         for method in methods {
             for prefix in ["", "/identitytoolkit.googleapis.com"] {
@@ -102,6 +103,12 @@ public struct AuthRoutes: Sendable {
                 try await respond(request, context, hasProject: false, projectConfig)
             }
         }
+        registerAppleNotifications(on: router)
+        for prefix in ["", "/identitytoolkit.googleapis.com"] {
+            router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
+                try await respond(request, context, hasProject: false, revokeToken)
+            }
+        }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
             router.post(path) { request, context in try await respond(request, context, hasProject: false, token) }
         }
@@ -118,12 +125,14 @@ public struct AuthRoutes: Sendable {
         if let authorization = wire.headers[.authorization] {
             let project = try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject)
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
-            let origin = RequestOrigin(project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true)
+            let origin = RequestOrigin(
+                project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator)
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
         let project = try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject)
-        let origin = RequestOrigin(project: project, clientIP: wire.clientIP, locale: locale)
+        let origin = RequestOrigin(
+            project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator)
         return WireResponse.json(try await client(wire, origin))
     }
 }

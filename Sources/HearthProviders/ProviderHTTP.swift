@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import Foundation
+import HearthCore
+import NIOCore
+import NIOHTTP1
+
+/// Outbound calls to identity providers, each bounded by a timeout. Every failure — unreachable, slow,
+/// a non-2xx answer, a body that is not JSON — is the client-visible INVALID_IDP_RESPONSE, never a 5xx.
+public struct ProviderHTTP: Sendable {
+    public struct Reply: Sendable {
+        public var status: Int
+        public var json: JSONValue
+        public var cacheControl: String?
+    }
+
+    let client: HTTPClient
+    let timeout: TimeAmount
+
+    public init(client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+        self.client = client
+        self.timeout = timeout
+    }
+
+    public func get(_ url: String) async throws -> Reply {
+        try await send(HTTPClientRequest(url: url))
+    }
+
+    public func postForm(_ url: String, _ form: [(String, String)]) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: Self.formEncode(form)))
+        return try await send(request)
+    }
+
+    /// Sends and reads a JSON answer; any status is returned so callers can read providers' error bodies.
+    func send(_ request: HTTPClientRequest) async throws -> Reply {
+        var request = request
+        request.headers.add(name: "Accept", value: "application/json")
+        let host = URL(string: request.url)?.host ?? request.url
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let bytes = Array(body.readableBytesView)
+            let json = bytes.isEmpty ? JSONValue.null : try JSONValue.parse(bytes)
+            return Reply(
+                status: Int(response.status.code), json: json,
+                cacheControl: response.headers.first(name: "cache-control"))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) did not answer in time.")
+        } catch {
+            throw AuthError(
+                .invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
+        }
+    }
+
+    static func formEncode(_ pairs: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return pairs.map { k, v in
+            "\(k.addingPercentEncoding(withAllowedCharacters: allowed) ?? k)=\(v.addingPercentEncoding(withAllowedCharacters: allowed) ?? v)"
+        }.joined(separator: "&")
+    }
+
+    /// `url` with query parameters appended, percent-encoded.
+    static func url(_ base: String, _ query: [(String, String)]) -> String {
+        base + (base.contains("?") ? "&" : "?") + formEncode(query)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HearthCore
+import HearthEngine
+import HearthProviders
+import Hummingbird
+
+/// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`) and `v2/accounts:revokeToken`.
+extension AuthRoutes {
+    /// The URL to give Apple for Sign in with Apple server-to-server notifications. Apple sends no API key;
+    /// the notification is a JWS verified with Apple's keys and the project's client ids.
+    func registerAppleNotifications(on router: Router<HearthRequestContext>) {
+        router.post("/hearth/v1/projects/{project}/appleNotifications") { request, context in
+            let projectID = try context.parameters.require("project")
+            guard let project = engine.projects.config(projectID) else {
+                throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+            }
+            let wire = try await WireRequest.decode(request, context: context)
+            try await engine.handleAppleNotification(payload: try wire.string("payload"), project: project)
+            return WireResponse.json([:])
+        }
+    }
+
+    func revokeToken(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // The iOS SDK sends tokenType as a string of the enum's number; others send the enum name.
+        let tokenType: String? =
+            switch wire.fields["tokenType"] {
+            case .number(let n)?: String(Int(n))
+            default: try wire.string("tokenType")
+            }
+        try await engine.revokeProviderToken(
+            RevokeProviderTokenRequest(
+                idToken: try wire.string("idToken"), providerID: try wire.string("providerId"), tokenType: tokenType,
+                token: try wire.string("token")),
+            origin: origin)
+        return [:]
+    }
+
+    func signInWithIdp(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let pendingToken = try wire.string("pendingToken")
+        let returnIdpCredential = try wire.bool("returnIdpCredential") ?? false
+        let credential = try Self.providerCredential(
+            requestURI: wire.string("requestUri"), postBody: wire.string("postBody"),
+            required: pendingToken?.isEmpty ?? true)
+        let result = try await engine.signInWithIdp(
+            IdPSignInRequest(
+                credential: credential, pendingToken: pendingToken, idToken: try wire.string("idToken"),
+                autoCreate: try wire.bool("autoCreate") ?? true, returnIdpCredential: returnIdpCredential),
+            origin: origin)
+
+        let identity = result.identity
+        let user = result.user
+        // The emulator always answers an access token, so clients that build credentials from it keep working.
+        let oauthAccessToken =
+            credential?.accessToken
+            ?? (origin.emulator ? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerID)" : nil)
+        let fullName = [identity.firstName, identity.lastName].compactMap { $0 }.joined(separator: " ")
+        var emailVerified = identity.emailVerified
+        if let user, user.email == identity.email { emailVerified = user.emailVerified }
+        let response = JSONValue.compact([
+            "kind": "identitytoolkit#VerifyAssertionResponse",
+            "providerId": .string(identity.providerID),
+            "federatedId": .string(identity.federatedID),
+            "localId": .text(user?.uid),
+            "email": .text(identity.email),
+            "emailVerified": .bool(emailVerified),
+            "displayName": .text(identity.displayName),
+            "fullName": .text(fullName.isEmpty ? identity.displayName : fullName),
+            "firstName": .text(identity.firstName),
+            "lastName": .text(identity.lastName),
+            "photoUrl": .text(identity.photoURL),
+            "rawUserInfo": .string(JSONValue.object(identity.rawUserInfo).jsonText),
+            "isNewUser": result.tokens == nil ? nil : .bool(result.isNewUser),
+            "needConfirmation": result.needConfirmation ? .bool(true) : nil,
+            "verifiedProvider": result.needConfirmation ? .array(result.verifiedProviders.map(JSONValue.string)) : nil,
+            "emailRecycled": result.emailRecycled ? .bool(true) : nil,
+            "errorMessage": .text(result.error?.message),
+            "pendingToken": .text(result.pendingToken),
+            "oauthIdToken": returnIdpCredential || origin.emulator ? .text(credential?.idToken) : nil,
+            "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
+        ])
+        return UserEncoding.withTokens(response, result.tokens)
+    }
+
+    /// The provider credential in `requestUri` and `postBody` (form-encoded), as Firebase reads them: the
+    /// request URI's query and fragment, then the post body, later values winning.
+    static func providerCredential(requestURI: String?, postBody: String?, required: Bool) throws(AuthError)
+        -> ProviderCredential?
+    {
+        guard let requestURI, !requestURI.isEmpty else {
+            if required { throw AuthError(.missingRequestURI) }
+            return nil
+        }
+        guard let components = URLComponents(string: requestURI), components.scheme != nil else {
+            throw AuthError(.invalidRequestURI)
+        }
+        var params: [String: String] = [:]
+        for source in [components.percentEncodedQuery, components.percentEncodedFragment, postBody] {
+            guard let source, !source.isEmpty else { continue }
+            for (key, value) in WireRequest.parseForm(source) { params[key] = value.stringValue }
+        }
+        guard let providerID = params["providerId"]?.lowercased(), !providerID.isEmpty else {
+            if !required { return nil }
+            throw AuthError(.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(requestURI)")
+        }
+        var user: JSONValue?
+        if let text = params["user"], !text.isEmpty {
+            guard let parsed = try? JSONValue(parsing: text), parsed.objectValue != nil else {
+                throw AuthError(.invalidIDPResponse, "The user field of the post body is not a JSON object.")
+            }
+            user = parsed
+        }
+        return ProviderCredential(
+            providerID: providerID, idToken: params["idToken"].flatMap { $0.isEmpty ? nil : $0 },
+            accessToken: params["accessToken"].flatMap { $0.isEmpty ? nil : $0 },
+            rawNonce: params["nonce"].flatMap { $0.isEmpty ? nil : $0 }, appleUser: user)
+    }
+}
