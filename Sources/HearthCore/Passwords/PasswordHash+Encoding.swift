@@ -105,13 +105,14 @@ extension PasswordHash {
         return ordered.count == names.count && values.count == names.count ? ordered : nil
     }
 
-    private static func base64(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "=", with: "")
-    }
+    private static func base64(_ bytes: [UInt8]) -> String { Base64.encode(bytes, padded: false) }
 
     private static func unbase64(_ text: Substring) -> [UInt8]? {
-        var s = String(text)
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map { Array($0) }
+        // Stored hashes are written unpadded in the standard alphabet; nothing else is accepted.
+        guard
+            !text.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "=") }
+            )
+        else { return nil }
+        return Base64.decode(text)
     }
 }

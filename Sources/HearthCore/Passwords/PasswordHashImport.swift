@@ -138,11 +138,7 @@ public struct PasswordHashImport: Sendable, Equatable {
 
     /// Byte fields as the tools write them: standard base64 (`firebase auth:export`) or base64url
     /// (the Admin SDKs), padded or not.
-    public static func bytes(base64 text: String) -> [UInt8]? {
-        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while s.count % 4 != 0 { s += "=" }
-        return Data(base64Encoded: s).map { Array($0) }
-    }
+    public static func bytes(base64 text: String) -> [UInt8]? { Base64.decode(text) }
 }
 
 extension PasswordHash {

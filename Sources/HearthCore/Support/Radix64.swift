@@ -3,10 +3,14 @@ struct Radix64: Sendable {
     let alphabet: [UInt8]
     let values: [UInt8]
 
-    init(_ alphabet: String) {
+    /// `aliases` are extra characters that decode as the alphabet character they map to.
+    init(_ alphabet: String, aliases: [Character: Character] = [:]) {
         self.alphabet = Array(alphabet.utf8)
         var values = [UInt8](repeating: 0xFF, count: 256)
         for (i, c) in self.alphabet.enumerated() { values[Int(c)] = UInt8(i) }
+        for (alias, target) in aliases {
+            values[Int(alias.asciiValue!)] = values[Int(target.asciiValue!)]
+        }
         self.values = values
     }
 

@@ -180,8 +180,8 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
         o["customAttributes"] = u.customClaims.map(JSONValue.string)
         o["lastSignedInAt"] = u.lastLoginAt.map { .string(String($0.millisecondsSince1970)) }
         if let hash {
-            o["passwordHash"] = .string(Data(hash.exportedBytes.hash).base64EncodedString())
-            o["salt"] = .string(Data(hash.exportedBytes.salt).base64EncodedString())
+            o["passwordHash"] = .string(Base64.encode(hash.exportedBytes.hash))
+            o["salt"] = .string(Base64.encode(hash.exportedBytes.salt))
             o["hearthPasswordHash"] = .string(hash.encoded)
         }
         if !providers.isEmpty { o["providerUserInfo"] = .array(providers) }
@@ -194,8 +194,8 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
         row[0] = u.uid
         row[1] = u.email ?? ""
         row[2] = u.emailVerified ? "true" : "false"
-        row[3] = hash.map { Data($0.hash).base64EncodedString() } ?? ""
-        row[4] = hash.map { Data($0.salt).base64EncodedString() } ?? ""
+        row[3] = hash.map { Base64.encode($0.hash) } ?? ""
+        row[4] = hash.map { Base64.encode($0.salt) } ?? ""
         row[5] = u.displayName ?? ""
         row[6] = u.photoURL ?? ""
         for p in u.providers {
@@ -227,13 +227,13 @@ extension PasswordHash {
         case .scrypt(let p, _, let hash), .standardScrypt(let p, _, let hash):
             "--hash-algo=STANDARD_SCRYPT --mem-cost=\(1 << p.logN) --block-size=\(p.r) --parallelization=\(p.p) --dk-len=\(hash.count)"
         case .firebaseScrypt(let p, _, _):
-            "--hash-algo=SCRYPT --hash-key=\(Data(p.signerKey).base64EncodedString()) --salt-separator=\(Data(p.saltSeparator).base64EncodedString()) --rounds=\(p.rounds) --mem-cost=\(p.memoryCost)"
+            "--hash-algo=SCRYPT --hash-key=\(Base64.encode(p.signerKey)) --salt-separator=\(Base64.encode(p.saltSeparator)) --rounds=\(p.rounds) --mem-cost=\(p.memoryCost)"
         case .bcrypt:
             "--hash-algo=BCRYPT"
         case .pbkdf2(let d, let rounds, _, _):
             "--hash-algo=\(d == .sha1 ? "PBKDF_SHA1" : "PBKDF2_SHA256") --rounds=\(rounds)"
         case .hmac(let d, let key, let order, _, _):
-            "--hash-algo=HMAC_\(d.rawValue.uppercased()) --hash-key=\(Data(key).base64EncodedString()) --hash-input-order=\(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST")"
+            "--hash-algo=HMAC_\(d.rawValue.uppercased()) --hash-key=\(Base64.encode(key)) --hash-input-order=\(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST")"
         case .digest(let d, let rounds, let order, _, _):
             "--hash-algo=\(d.rawValue.uppercased()) --rounds=\(rounds) --hash-input-order=\(order == .saltFirst ? "SALT_FIRST" : "PASSWORD_FIRST")"
         }

@@ -21,8 +21,8 @@ enum UserEncoding {
             "photoUrl": .text(u.photoURL),
             "phoneNumber": .text(u.phoneNumber),
             "passwordHash": u.passwordHash == nil
-                ? nil : .string(exported.map { Data($0.hash).base64EncodedString() } ?? redactedHash),
-            "salt": exported.map { .string(Data($0.salt).base64EncodedString()) },
+                ? nil : .string(exported.map { Base64.encode($0.hash) } ?? redactedHash),
+            "salt": exported.map { .string(Base64.encode($0.salt)) },
             "passwordUpdatedAt": u.passwordUpdatedAt.map { .number(Double($0.millisecondsSince1970)) },
             "validSince": .string(String(u.validSince.secondsSince1970)),
             "disabled": .bool(u.disabled),
