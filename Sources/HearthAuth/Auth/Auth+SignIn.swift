@@ -118,16 +118,7 @@ extension Auth {
         let r = try await client.call(
             .v1("accounts:signInWithIdp"),
             IdPSignInRequest.body(for: credential, idToken: idToken, autoCreate: autoCreate, tenantID: nil))
-        var recovery: [String: Any] = [:]
-        if let updated = OAuthCredential(idpResponse: r) { recovery[AuthErrorUserInfoUpdatedCredentialKey] = updated }
-        if let email = r["email"]?.string { recovery[AuthErrorUserInfoEmailKey] = email }
-        // With returnIdpCredential the server answers 200 and names the failure in errorMessage.
-        if let message = r["errorMessage"]?.string {
-            throw ServerErrorMapping.error(serverMessage: message, userInfo: recovery)
-        }
-        if r["needConfirmation"]?.bool == true {
-            throw AuthErrorCode.accountExistsWithDifferentCredential.error(userInfo: recovery)
-        }
+        try IdPSignInRequest.checkAnswer(r)
         return r
     }
 

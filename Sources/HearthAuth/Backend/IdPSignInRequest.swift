@@ -33,6 +33,23 @@ enum IdPSignInRequest {
         return body
     }
 
+    /// Throws Firebase's two in-band failures of a 200 answer, with what the caller needs to recover:
+    /// `errorMessage` (with `returnIdpCredential`, a link conflict such as FEDERATED_USER_ID_ALREADY_LINKED
+    /// → `credentialAlreadyInUse`) and `needConfirmation` (→ `accountExistsWithDifferentCredential`).
+    /// The provider's credential goes under `AuthErrorUserInfoUpdatedCredentialKey`, the e-mail under
+    /// `AuthErrorUserInfoEmailKey`.
+    static func checkAnswer(_ r: JSON) throws {
+        var recovery: [String: Any] = [:]
+        if let updated = OAuthCredential(idpResponse: r) { recovery[AuthErrorUserInfoUpdatedCredentialKey] = updated }
+        if let email = r["email"]?.string { recovery[AuthErrorUserInfoEmailKey] = email }
+        if let message = r["errorMessage"]?.string {
+            throw ServerErrorMapping.error(serverMessage: message, userInfo: recovery)
+        }
+        if r["needConfirmation"]?.bool == true {
+            throw AuthErrorCode.accountExistsWithDifferentCredential.error(userInfo: recovery)
+        }
+    }
+
     /// `{"name":{"firstName":…,"lastName":…}}`, the shape Apple's web flow posts and Firebase forwards.
     static func appleUserJSON(_ name: PersonNameComponents?) -> String? {
         guard let name, name.givenName != nil || name.familyName != nil else { return nil }

@@ -30,6 +30,14 @@ enum ServerErrorMapping {
         "NO_SUCH_PROVIDER": .noSuchProvider,
         "USER_MISMATCH": .userMismatch,
         "INVALID_DISPLAY_NAME": .internalError,
+        // Admin-only requests a client never makes
+        "MISSING_LOCAL_ID": .internalError,
+        "INVALID_LOCAL_ID": .internalError,
+        "DUPLICATE_LOCAL_ID": .internalError,
+        "LOCAL_ID_EXISTS": .internalError,
+        "INVALID_CLAIMS": .internalError,
+        "FORBIDDEN_CLAIM": .internalError,
+        "CLAIMS_TOO_LARGE": .internalError,
         "INVALID_PHOTO_URL": .internalError,
         // Tokens
         "INVALID_ID_TOKEN": .invalidUserToken,
@@ -48,6 +56,9 @@ enum ServerErrorMapping {
         "MISSING_OR_INVALID_NONCE": .missingOrInvalidNonce,
         "FEDERATED_USER_ID_ALREADY_LINKED": .credentialAlreadyInUse,
         "INVALID_PROVIDER_ID": .invalidProviderID,
+        "INVALID_CREDENTIAL_OR_PROVIDER_ID": .invalidCredential,
+        "MISSING_REQUEST_URI": .internalError,
+        "INVALID_REQUEST_URI": .internalError,
         "MISSING_CLIENT_IDENTIFIER": .missingClientIdentifier,
         // Phone
         "INVALID_PHONE_NUMBER": .invalidPhoneNumber,
