@@ -33,7 +33,7 @@ struct ListenerTests {
             seen.uids.append(user?.uid)
         }
         let user = try await auth.signInAnonymously().user
-        try await waitUntil { await seen.uids.count == 2 }
+        try await waitUntil { seen.uids.count == 2 }
         #expect(await seen.uids == [nil, user.uid])
 
         auth.removeStateDidChangeListener(handle)
@@ -47,9 +47,10 @@ struct ListenerTests {
     var uids: [String?] = []
 }
 
-func waitUntil(_ condition: @Sendable () async -> Bool) async throws {
+/// Polls a main-actor condition (completion handlers and listeners run there) for up to 2 s.
+@MainActor func waitUntil(_ condition: @MainActor () -> Bool) async throws {
     for _ in 0..<100 {
-        if await condition() { return }
+        if condition() { return }
         try await Task.sleep(for: .milliseconds(20))
     }
     Issue.record("condition not met within 2 s")

@@ -11,6 +11,9 @@ final class TestServer {
     static let testCode = "654321"
     static let otherTestPhone = "+16505550101"
     static let otherTestCode = "111111"
+    /// The number and code seed 001's integration test uses.
+    static let seedTestPhone = "+16505554567"
+    static let seedTestCode = "123456"
 
     let process = Process()
     let directory: URL
@@ -33,7 +36,10 @@ final class TestServer {
             "rateLimits": ["signUpsPerIPPerHour": 0, "failedPasswordsPerIP": 0, "failedPasswordsPerAccount": 0],
             "phone": [
                 "appVerification": "disabled",
-                "testPhoneNumbers": [Self.testPhone: Self.testCode, Self.otherTestPhone: Self.otherTestCode],
+                "testPhoneNumbers": [
+                    Self.testPhone: Self.testCode, Self.otherTestPhone: Self.otherTestCode,
+                    Self.seedTestPhone: Self.seedTestCode,
+                ],
             ],
         ]
         let config = directory.appendingPathComponent("hearth.json")
