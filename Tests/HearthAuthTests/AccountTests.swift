@@ -5,11 +5,11 @@ import Testing
 @Suite("Account changes")
 struct AccountTests {
     @Test func sensitiveChangesNeedARecentSignInAndReauthenticationGivesOne() async throws {
-        let server = try TestServer(tokens: ["recentSignInSeconds": 1])
+        let server = try TestServer(tokens: ["recentSignInSeconds": 5])
         let auth = server.makeAuth()
         let email = uniqueEmail()
         let user = try await auth.createUser(withEmail: email, password: "first password").user
-        try await Task.sleep(for: .seconds(2.5))
+        try await Task.sleep(for: .seconds(6))
 
         let stale = await #expect(throws: NSError.self) { try await user.updatePassword(to: "second password") }
         #expect(stale?.code == AuthErrorCode.requiresRecentLogin.rawValue)
@@ -74,5 +74,24 @@ struct AccountTests {
         let error = await #expect(throws: NSError.self) { try await user.getIDToken(forcingRefresh: true) }
         #expect(error?.code == AuthErrorCode.userNotFound.rawValue)
         #expect(auth.currentUser == nil)
+    }
+
+    @Test func anotherAuthOfTheProjectCanAdoptTheUser() async throws {
+        let server = try TestServer()
+        let first = server.makeAuth()
+        let user = try await first.createUser(withEmail: uniqueEmail(), password: "moving house").user
+        let second = server.makeAuth()
+        try await second.updateCurrentUser(user)
+        #expect(second.currentUser?.uid == user.uid)
+        _ = try await second.currentUser?.getIDToken(forcingRefresh: true)
+
+        let otherProject = Auth.auth(
+            app: HearthApp.configure(
+                name: "other-\(UUID().uuidString)",
+                options: HearthOptions(apiKey: "another-key", projectID: "elsewhere", endpoint: server.endpoint),
+                userStore: InMemoryUserStore()))
+        let refused = await #expect(throws: NSError.self) { try await otherProject.updateCurrentUser(user) }
+        #expect(refused?.code == AuthErrorCode.invalidUserToken.rawValue)
+        #expect(otherProject.currentUser == nil)
     }
 }
