@@ -35,7 +35,9 @@ struct AccountTests {
         let user = try await auth.createUser(withEmail: email, password: "doomed account").user
         try await user.delete()
         #expect(auth.currentUser == nil)
-        let gone = await #expect(throws: NSError.self) { try await auth.signIn(withEmail: email, password: "doomed account") }
+        let gone = await #expect(throws: NSError.self) {
+            try await auth.signIn(withEmail: email, password: "doomed account")
+        }
         #expect(gone?.code == AuthErrorCode.invalidCredential.rawValue)
     }
 

@@ -16,7 +16,8 @@ struct AnonymousTests {
         #expect(try await auth.signInAnonymously().user.uid == anonymous.user.uid)
 
         let email = uniqueEmail()
-        let linked = try await anonymous.user.link(with: EmailAuthProvider.credential(withEmail: email, password: "s3cret pass"))
+        let linked = try await anonymous.user.link(
+            with: EmailAuthProvider.credential(withEmail: email, password: "s3cret pass"))
         #expect(linked.user.uid == anonymous.user.uid)
         #expect(linked.user.isAnonymous == false)
         #expect(linked.user.email == email)

@@ -34,16 +34,22 @@ struct EmailPasswordTests {
         let email = uniqueEmail()
         _ = try await auth.createUser(withEmail: email, password: "correct horse")
 
-        let wrong = await #expect(throws: NSError.self) { try await auth.signIn(withEmail: email, password: "nope nope") }
+        let wrong = await #expect(throws: NSError.self) {
+            try await auth.signIn(withEmail: email, password: "nope nope")
+        }
         #expect(wrong?.domain == "FIRAuthErrorDomain")
         #expect(wrong?.code == AuthErrorCode.invalidCredential.rawValue)
         #expect(wrong?.userInfo[AuthErrorUserInfoNameKey] as? String == "ERROR_INVALID_CREDENTIAL")
         #expect(wrong?.userInfo[AuthErrorUserInfoServerCodeKey] as? String == "INVALID_LOGIN_CREDENTIALS")
 
-        let taken = await #expect(throws: NSError.self) { try await auth.createUser(withEmail: email, password: "another one") }
+        let taken = await #expect(throws: NSError.self) {
+            try await auth.createUser(withEmail: email, password: "another one")
+        }
         #expect(taken?.code == AuthErrorCode.emailAlreadyInUse.rawValue)
 
-        let weak = await #expect(throws: NSError.self) { try await auth.createUser(withEmail: uniqueEmail(), password: "1") }
+        let weak = await #expect(throws: NSError.self) {
+            try await auth.createUser(withEmail: uniqueEmail(), password: "1")
+        }
         #expect(weak?.code == AuthErrorCode.weakPassword.rawValue)
         // A failed sign-in leaves the signed-in user alone.
         #expect(auth.currentUser?.email == email)

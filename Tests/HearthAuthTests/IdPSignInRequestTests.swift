@@ -20,8 +20,9 @@ struct IdPSignInRequestTests {
         var name = PersonNameComponents()
         name.givenName = "하늘"
         name.familyName = "Kim & Co"
-        let credential = OAuthProvider.appleCredential(withIDToken: "apple.jwt.sig", rawNonce: "raw-nonce", fullName: name)
-        let body = IdPSignInRequest.body(for: credential, idToken: nil, autoCreate: true, tenantID: nil)
+        let credential = OAuthProvider.appleCredential(
+            withIDToken: "apple.jwt.sig", rawNonce: "raw-nonce", fullName: name)
+        let body = IdPSignInRequest.body(for: credential, idToken: nil, autoCreate: true)
         #expect(body["requestUri"] == "http://localhost")
         #expect(body["returnSecureToken"] == true)
         #expect(body["returnIdpCredential"] == true)
@@ -40,7 +41,7 @@ struct IdPSignInRequestTests {
         let a = OAuthProvider.credential(withProviderID: "apple.com", IDToken: "t", rawNonce: "n")
         let b = OAuthProvider.credential(withProviderID: "apple.com", idToken: "t", rawNonce: "n")
         let c = OAuthProvider.credential(providerID: .apple, idToken: "t", rawNonce: "n")
-        let bodies = [a, b, c].map { IdPSignInRequest.body(for: $0, idToken: nil, autoCreate: true, tenantID: nil) }
+        let bodies = [a, b, c].map { IdPSignInRequest.body(for: $0, idToken: nil, autoCreate: true) }
         #expect(bodies[0] == bodies[1])
         #expect(bodies[1] == bodies[2])
         #expect(IdPSignInRequest.appleUserJSON(nil) == nil)
@@ -50,19 +51,21 @@ struct IdPSignInRequestTests {
         let classic = FacebookAuthProvider.credential(withAccessToken: "fb-access") as! OAuthCredential
         let limited = OAuthProvider.credential(withProviderID: "facebook.com", idToken: "fb.oidc.jwt", rawNonce: "n2")
         let google = GoogleAuthProvider.credential(withIDToken: "g.id", accessToken: "g-access") as! OAuthCredential
-        #expect(form(IdPSignInRequest.body(for: classic, idToken: nil, autoCreate: true, tenantID: nil)) == [
-            "providerId": "facebook.com", "access_token": "fb-access",
-        ])
-        #expect(form(IdPSignInRequest.body(for: limited, idToken: nil, autoCreate: true, tenantID: nil)) == [
-            "providerId": "facebook.com", "id_token": "fb.oidc.jwt", "nonce": "n2",
-        ])
-        #expect(form(IdPSignInRequest.body(for: google, idToken: nil, autoCreate: true, tenantID: nil)) == [
-            "providerId": "google.com", "id_token": "g.id", "access_token": "g-access",
-        ])
-        let linking = IdPSignInRequest.body(for: google, idToken: "hearth-id-token", autoCreate: false, tenantID: "t1")
+        #expect(
+            form(IdPSignInRequest.body(for: classic, idToken: nil, autoCreate: true)) == [
+                "providerId": "facebook.com", "access_token": "fb-access",
+            ])
+        #expect(
+            form(IdPSignInRequest.body(for: limited, idToken: nil, autoCreate: true)) == [
+                "providerId": "facebook.com", "id_token": "fb.oidc.jwt", "nonce": "n2",
+            ])
+        #expect(
+            form(IdPSignInRequest.body(for: google, idToken: nil, autoCreate: true)) == [
+                "providerId": "google.com", "id_token": "g.id", "access_token": "g-access",
+            ])
+        let linking = IdPSignInRequest.body(for: google, idToken: "hearth-id-token", autoCreate: false)
         #expect(linking["idToken"] == "hearth-id-token")
         #expect(linking["autoCreate"] == false)
-        #expect(linking["tenantId"] == "t1")
     }
 
     /// Seed 000's linking flow: the server answers 200 with errorMessage and the provider's token;
@@ -79,7 +82,7 @@ struct IdPSignInRequestTests {
         let updated = try #require(error.userInfo[AuthErrorUserInfoUpdatedCredentialKey] as? OAuthCredential)
         #expect(updated.provider == "apple.com")
         #expect(updated.idToken == "apple.jwt.again")
-        let retry = IdPSignInRequest.body(for: updated, idToken: nil, autoCreate: true, tenantID: nil)
+        let retry = IdPSignInRequest.body(for: updated, idToken: nil, autoCreate: true)
         #expect(retry["pendingToken"] == "pending-1")
         #expect(form(retry)["id_token"] == "apple.jwt.again")
     }

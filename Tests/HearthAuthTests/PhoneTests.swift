@@ -24,7 +24,8 @@ struct PhoneTests {
         #expect(try await result.user.getIDTokenResult().signInProvider == "phone")
 
         let unknown = await #expect(throws: NSError.self) {
-            try await auth.signIn(with: provider.credential(withVerificationID: "not-a-session", verificationCode: "123456"))
+            try await auth.signIn(
+                with: provider.credential(withVerificationID: "not-a-session", verificationCode: "123456"))
         }
         #expect(unknown?.code == AuthErrorCode.invalidVerificationID.rawValue)
     }
@@ -41,7 +42,8 @@ struct PhoneTests {
         let provider = PhoneAuthProvider.provider(auth: auth)
         let id = try await provider.verifyPhoneNumber(TestServer.testPhone, uiDelegate: nil)
         let error = await #expect(throws: NSError.self) {
-            try await user.link(with: provider.credential(withVerificationID: id, verificationCode: TestServer.testCode))
+            try await user.link(
+                with: provider.credential(withVerificationID: id, verificationCode: TestServer.testCode))
         }
         #expect(error?.code == AuthErrorCode.credentialAlreadyInUse.rawValue)
         let updated = try #require(error?.userInfo[AuthErrorUserInfoUpdatedCredentialKey] as? AuthCredential)
@@ -58,7 +60,8 @@ struct PhoneTests {
         let user = try await auth.createUser(withEmail: uniqueEmail(), password: "another pass").user
         let provider = PhoneAuthProvider.provider(auth: auth)
         let id = try await provider.verifyPhoneNumber(TestServer.otherTestPhone, uiDelegate: nil)
-        let linked = try await user.link(with: provider.credential(withVerificationID: id, verificationCode: TestServer.otherTestCode))
+        let linked = try await user.link(
+            with: provider.credential(withVerificationID: id, verificationCode: TestServer.otherTestCode))
         #expect(linked.user.uid == user.uid)
         #expect(user.phoneNumber == TestServer.otherTestPhone)
         #expect(Set(user.providerData.map(\.providerID)) == ["password", "phone"])
@@ -73,6 +76,8 @@ struct PhoneTests {
     private func signInWithPhone(_ auth: Auth) async throws -> User {
         let provider = PhoneAuthProvider.provider(auth: auth)
         let id = try await provider.verifyPhoneNumber(TestServer.testPhone, uiDelegate: nil)
-        return try await auth.signIn(with: provider.credential(withVerificationID: id, verificationCode: TestServer.testCode)).user
+        return try await auth.signIn(
+            with: provider.credential(withVerificationID: id, verificationCode: TestServer.testCode)
+        ).user
     }
 }

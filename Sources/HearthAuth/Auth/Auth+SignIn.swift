@@ -101,7 +101,9 @@ extension Auth {
             throw AuthErrorCode.internalError.error(message: "The sign-in answer has no tokens.")
         }
         let account = try await lookup(idToken: tokens.idToken)
-        return User(record: UserRecord(tokens: tokens, lookup: account, isAnonymous: isAnonymous, tenantID: tenantID), auth: self)
+        return User(
+            record: UserRecord(tokens: tokens, lookup: account, isAnonymous: isAnonymous, tenantID: tenantID),
+            auth: self)
     }
 
     func lookup(idToken: String) async throws -> JSON {
@@ -117,7 +119,7 @@ extension Auth {
     func idpCall(_ credential: OAuthCredential, idToken: String?, autoCreate: Bool) async throws -> JSON {
         let r = try await client.call(
             .v1("accounts:signInWithIdp"),
-            IdPSignInRequest.body(for: credential, idToken: idToken, autoCreate: autoCreate, tenantID: nil))
+            IdPSignInRequest.body(for: credential, idToken: idToken, autoCreate: autoCreate))
         try IdPSignInRequest.checkAnswer(r)
         return r
     }

@@ -14,7 +14,9 @@ func complete<T: Sendable>(
 }
 
 /// The same for work with no result.
-func complete(_ completion: (@MainActor @Sendable (Error?) -> Void)?, _ work: @escaping @Sendable () async throws -> Void) {
+func complete(
+    _ completion: (@MainActor @Sendable (Error?) -> Void)?, _ work: @escaping @Sendable () async throws -> Void
+) {
     Task {
         do {
             try await work()
@@ -110,7 +112,8 @@ extension User {
         complete(completion) { try await self.link(with: credential) }
     }
 
-    public func unlink(fromProvider provider: String, completion: (@MainActor @Sendable (User?, Error?) -> Void)? = nil) {
+    public func unlink(fromProvider provider: String, completion: (@MainActor @Sendable (User?, Error?) -> Void)? = nil)
+    {
         complete(completion) { try await self.unlink(fromProvider: provider) }
     }
 

@@ -59,7 +59,8 @@ public final class OAuthProvider: Sendable {
     public static func appleCredential(withIDToken idToken: String, rawNonce: String?, fullName: PersonNameComponents?)
         -> OAuthCredential
     {
-        OAuthCredential(providerID: AuthProviderID.apple.rawValue, idToken: idToken, rawNonce: rawNonce, fullName: fullName)
+        OAuthCredential(
+            providerID: AuthProviderID.apple.rawValue, idToken: idToken, rawNonce: rawNonce, fullName: fullName)
     }
 }
 

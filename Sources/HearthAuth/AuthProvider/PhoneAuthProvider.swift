@@ -53,7 +53,8 @@ public final class PhoneAuthProvider: Sendable {
     private func startSecondFactor(_ session: MultiFactorSession, enrollmentID: String?, phoneNumber: String?)
         async throws -> String
     {
-        let enrollment = enrollmentID ?? session.hints.first { ($0 as? PhoneMultiFactorInfo)?.phoneNumber == phoneNumber }?.uid
+        let enrollment =
+            enrollmentID ?? session.hints.first { ($0 as? PhoneMultiFactorInfo)?.phoneNumber == phoneNumber }?.uid
         guard let enrollment else { throw AuthErrorCode.multiFactorInfoNotFound.error() }
         let r = try await auth.client.call(
             .v2("accounts/mfaSignIn:start"),

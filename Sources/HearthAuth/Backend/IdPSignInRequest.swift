@@ -8,9 +8,7 @@ enum IdPSignInRequest {
     ///   - credential: the provider's tokens.
     ///   - idToken: the signed-in user's Hearth ID token when linking.
     ///   - autoCreate: false for re-authentication, which must not create an account.
-    static func body(for credential: OAuthCredential, idToken: String?, autoCreate: Bool, tenantID: String?)
-        -> [String: JSON]
-    {
+    static func body(for credential: OAuthCredential, idToken: String?, autoCreate: Bool) -> [String: JSON] {
         var post: [(String, String)] = [("providerId", credential.provider)]
         if let token = credential.idToken { post.append(("id_token", token)) }
         if let nonce = credential.rawNonce { post.append(("nonce", nonce)) }
@@ -29,7 +27,6 @@ enum IdPSignInRequest {
         }
         if let pending = credential.pendingToken { body["pendingToken"] = .string(pending) }
         if let idToken { body["idToken"] = .string(idToken) }
-        if let tenantID { body["tenantId"] = .string(tenantID) }
         return body
     }
 

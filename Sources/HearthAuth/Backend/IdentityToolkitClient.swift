@@ -38,7 +38,8 @@ struct IdentityToolkitClient: Sendable {
     }
 
     func url(_ endpoint: Endpoint) -> URL {
-        let root = baseURL.map { "\($0.absoluteString.trimmingSuffix("/"))/\(endpoint.host)" } ?? "https://\(endpoint.host)"
+        let root =
+            baseURL.map { "\($0.absoluteString.trimmingSuffix("/"))/\(endpoint.host)" } ?? "https://\(endpoint.host)"
         var components = URLComponents(string: "\(root)/\(endpoint.path)")!
         components.queryItems = [URLQueryItem(name: "key", value: apiKey)]
         return components.url!
@@ -53,7 +54,7 @@ struct IdentityToolkitClient: Sendable {
         request.setValue("HearthAuth/\(HearthAuthVersion.current)", forHTTPHeaderField: "X-Client-Version")
         if let languageCode { request.setValue(languageCode, forHTTPHeaderField: "X-Firebase-Locale") }
         var body = body
-        if let tenantID, case .token = endpoint {} else if let tenantID { body["tenantId"] = .string(tenantID) }
+        if let tenantID, endpoint.host == "identitytoolkit.googleapis.com" { body["tenantId"] = .string(tenantID) }
         request.httpBody = JSON.object(body).data
         let data: Data
         let response: URLResponse
@@ -73,7 +74,8 @@ struct IdentityToolkitClient: Sendable {
                 .error(message: "HTTP \(status) from \(endpoint.path): \(text)")
         }
         guard let json, json.object != nil else {
-            throw AuthErrorCode.internalError.error(message: "The server's answer to \(endpoint.path) is not a JSON object.")
+            throw AuthErrorCode.internalError.error(
+                message: "The server's answer to \(endpoint.path) is not a JSON object.")
         }
         return json
     }

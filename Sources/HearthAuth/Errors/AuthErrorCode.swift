@@ -137,7 +137,8 @@ public enum AuthErrorCode: Int, Error, Sendable, CaseIterable {
         case .providerAlreadyLinked: "The user can only be linked to one identity for the given provider."
         case .noSuchProvider: "The user is not linked to a user with the given provider."
         case .invalidUserToken: "The user's credential is no longer valid. The user must sign in again."
-        case .networkError: "A network error (such as timeout, interrupted connection or unreachable host) has occurred."
+        case .networkError:
+            "A network error (such as timeout, interrupted connection or unreachable host) has occurred."
         case .userTokenExpired: "The user's credential has expired. The user must sign in again."
         case .invalidAPIKey: "The API key is not valid for this server."
         case .userMismatch: "The supplied credentials do not correspond to the previously signed in user."

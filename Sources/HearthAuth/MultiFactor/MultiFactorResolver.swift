@@ -21,9 +21,11 @@ public class MultiFactorInfo: @unchecked Sendable {
     /// From an `mfaInfo` entry of a sign-in answer.
     static func make(_ j: JSON) -> MultiFactorInfo? {
         guard let id = j["mfaEnrollmentId"]?.string else { return nil }
-        let enrolled = j["enrolledAt"]?.string.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date(timeIntervalSince1970: 0)
+        let enrolled =
+            j["enrolledAt"]?.string.flatMap { ISO8601DateFormatter().date(from: $0) } ?? Date(timeIntervalSince1970: 0)
         if let phone = j["phoneInfo"]?.string {
-            return PhoneMultiFactorInfo(uid: id, displayName: j["displayName"]?.string, enrollmentDate: enrolled, phoneNumber: phone)
+            return PhoneMultiFactorInfo(
+                uid: id, displayName: j["displayName"]?.string, enrollmentDate: enrolled, phoneNumber: phone)
         }
         return MultiFactorInfo(
             uid: id, displayName: j["displayName"]?.string, enrollmentDate: enrolled,
@@ -38,7 +40,8 @@ public final class PhoneMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {
 
     init(uid: String, displayName: String?, enrollmentDate: Date, phoneNumber: String) {
         self.phoneNumber = phoneNumber
-        super.init(uid: uid, displayName: displayName, enrollmentDate: enrollmentDate, factorID: Self.PhoneMultiFactorID)
+        super.init(
+            uid: uid, displayName: displayName, enrollmentDate: enrollmentDate, factorID: Self.PhoneMultiFactorID)
     }
 }
 
@@ -105,7 +108,8 @@ public final class MultiFactorResolver: Sendable {
             ])
         let user = try await auth.makeUser(r, isAnonymous: false)
         try auth.setCurrentUser(user)
-        return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: PhoneAuthProvider.id, isNewUser: false))
+        return AuthDataResult(
+            user: user, additionalUserInfo: AdditionalUserInfo(providerID: PhoneAuthProvider.id, isNewUser: false))
     }
 
     public func resolveSignIn(
@@ -120,7 +124,8 @@ extension Auth {
     func throwIfSecondFactorRequired(_ r: JSON) throws {
         guard let pending = r["mfaPendingCredential"]?.string else { return }
         let hints = (r["mfaInfo"]?.array ?? []).compactMap(MultiFactorInfo.make)
-        let resolver = MultiFactorResolver(auth: self, session: MultiFactorSession(pendingCredential: pending, hints: hints))
+        let resolver = MultiFactorResolver(
+            auth: self, session: MultiFactorSession(pendingCredential: pending, hints: hints))
         throw AuthErrorCode.secondFactorRequired.error(userInfo: [AuthErrorUserInfoMultiFactorResolverKey: resolver])
     }
 }

@@ -16,7 +16,10 @@ public struct FileUserStore: AuthUserStore {
     }
 
     func fileURL(forKey key: String) -> URL {
-        let safe = String(key.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) ? Character($0) : "_" })
+        let safe = String(
+            key.unicodeScalars.map {
+                CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) ? Character($0) : "_"
+            })
         return directory.appendingPathComponent(safe + ".json")
     }
 

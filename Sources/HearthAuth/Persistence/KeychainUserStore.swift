@@ -53,7 +53,8 @@
 
         private static func failure(_ status: OSStatus) -> NSError {
             AuthErrorCode.keychainError.error(
-                message: "Keychain error \(status)", underlying: NSError(domain: NSOSStatusErrorDomain, code: Int(status)))
+                message: "Keychain error \(status)",
+                underlying: NSError(domain: NSOSStatusErrorDomain, code: Int(status)))
         }
     }
 #endif

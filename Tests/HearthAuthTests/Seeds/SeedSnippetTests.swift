@@ -11,12 +11,15 @@ import Testing
     init() throws {
         server = try TestServer()
         Seed003FacebookLogin.configure(
-            options: HearthOptions(apiKey: TestServer.apiKey, projectID: TestServer.projectID, endpoint: server.endpoint))
+            options: HearthOptions(
+                apiKey: TestServer.apiKey, projectID: TestServer.projectID, endpoint: server.endpoint))
     }
 
     @Test func appleNonceHelpersProduceSHA256Hex() {
         let hex = Set("0123456789abcdef")
-        for hash in [Seed000AppleSignIn().startSignInWithAppleFlow(), Seed002AppleIDViewModel().startSignInWithAppleFlow()] {
+        for hash in [
+            Seed000AppleSignIn().startSignInWithAppleFlow(), Seed002AppleIDViewModel().startSignInWithAppleFlow(),
+        ] {
             #expect(hash.count == 64 && hash.allSatisfy(hex.contains))
         }
         let seed = Seed000AppleSignIn()

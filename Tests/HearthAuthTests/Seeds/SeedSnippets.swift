@@ -346,7 +346,8 @@ import HearthAuth
 
     /// `AccessToken.current!.tokenString` comes in as a parameter.
     func classicCredential(accessToken: String) -> AuthCredential {
-        let credential = FacebookAuthProvider
+        let credential =
+            FacebookAuthProvider
             .credential(withAccessToken: accessToken)
         return credential
     }
@@ -404,7 +405,8 @@ import HearthAuth
                                                     .credential(
                                                         withVerificationID: verificationID!,
                                                         verificationCode: verificationCode!)
-                                                let assertion: MultiFactorAssertion? = PhoneMultiFactorGenerator
+                                                let assertion: MultiFactorAssertion? =
+                                                    PhoneMultiFactorGenerator
                                                     .assertion(with: credential!)
                                                 resolver.resolveSignIn(with: assertion!) { authResult, error in
                                                     if error != nil {
