@@ -45,9 +45,9 @@ struct IdentityToolkitClient: Sendable {
         return components.url!
     }
 
-    /// POSTs a JSON body and returns the decoded answer, or throws the mapped `NSError`:
-    /// `networkError` when no HTTP answer arrived, the server's code otherwise.
-    func call(_ endpoint: Endpoint, _ body: [String: JSON]) async throws -> JSON {
+    /// The POST for a call: JSON body (with the tenant for Identity Toolkit calls), the API key in
+    /// the query, and the user's language as `X-Firebase-Locale` for SMS and e-mail texts.
+    func request(_ endpoint: Endpoint, _ body: [String: JSON]) -> URLRequest {
         var request = URLRequest(url: url(endpoint))
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -56,6 +56,13 @@ struct IdentityToolkitClient: Sendable {
         var body = body
         if let tenantID, endpoint.host == "identitytoolkit.googleapis.com" { body["tenantId"] = .string(tenantID) }
         request.httpBody = JSON.object(body).data
+        return request
+    }
+
+    /// POSTs a JSON body and returns the decoded answer, or throws the mapped `NSError`:
+    /// `networkError` when no HTTP answer arrived, the server's code otherwise.
+    func call(_ endpoint: Endpoint, _ body: [String: JSON]) async throws -> JSON {
+        let request = request(endpoint, body)
         let data: Data
         let response: URLResponse
         do {
