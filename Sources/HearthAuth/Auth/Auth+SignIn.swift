@@ -29,7 +29,7 @@ extension Auth {
     /// Signs in with a custom token your backend minted (for providers Hearth does not verify itself).
     public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
         let r = try await client.call(
-            .v1("accounts:signInWithCustomToken"), ["token": .string(token), "returnSecureToken": true])
+            .v1("accounts:signInWithCustomToken"), RequestBodies.customTokenSignIn(token: token))
         return try await completeSignIn(
             r, info: AdditionalUserInfo(providerID: "custom", isNewUser: r["isNewUser"]?.bool ?? false))
     }
@@ -68,10 +68,7 @@ extension Auth {
     public func revokeToken(withAuthorizationCode authorizationCode: String) async throws {
         guard let user = currentUser else { throw AuthErrorCode.nullUser.error() }
         _ = try await user.authorizedCall(.v2("accounts:revokeToken")) { idToken in
-            [
-                "providerId": .string(AuthProviderID.apple.rawValue), "tokenType": "3",
-                "token": .string(authorizationCode), "idToken": .string(idToken),
-            ]
+            RequestBodies.appleTokenRevocation(authorizationCode: authorizationCode, idToken: idToken)
         }
     }
 

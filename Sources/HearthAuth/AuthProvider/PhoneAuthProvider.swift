@@ -58,10 +58,8 @@ public final class PhoneAuthProvider: Sendable {
         guard let enrollment else { throw AuthErrorCode.multiFactorInfoNotFound.error() }
         let r = try await auth.client.call(
             .v2("accounts/mfaSignIn:start"),
-            [
-                "mfaPendingCredential": .string(session.pendingCredential), "mfaEnrollmentId": .string(enrollment),
-                "phoneSignInInfo": [:],
-            ])
+            RequestBodies.phoneSecondFactorStart(pendingCredential: session.pendingCredential, enrollmentID: enrollment)
+        )
         guard let sessionInfo = r["phoneResponseInfo"]?["sessionInfo"]?.string else {
             throw AuthErrorCode.internalError.error(message: "The answer has no phoneResponseInfo.sessionInfo.")
         }

@@ -102,10 +102,8 @@ public final class MultiFactorResolver: Sendable {
         else { throw AuthErrorCode.invalidCredential.error(message: "Only phone second factors are supported.") }
         let r = try await auth.client.call(
             .v2("accounts/mfaSignIn:finalize"),
-            [
-                "mfaPendingCredential": .string(session.pendingCredential),
-                "phoneVerificationInfo": ["sessionInfo": .string(id), "code": .string(code)],
-            ])
+            RequestBodies.phoneSecondFactorFinalize(
+                pendingCredential: session.pendingCredential, sessionInfo: id, code: code))
         let user = try await auth.makeUser(r, isAnonymous: false)
         try auth.setCurrentUser(user)
         return AuthDataResult(
