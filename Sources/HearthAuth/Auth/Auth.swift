@@ -117,14 +117,16 @@ public final class Auth: Sendable {
         }
     }
 
-    /// Replaces the current user, persists the change at once, and tells listeners.
+    /// Replaces the current user, persists the change at once, and tells listeners. The store is
+    /// written under the lock, so it always holds the user that is current (never a signed-out one
+    /// brought back by a refresh finishing late).
     func setCurrentUser(_ user: User?) throws {
-        if let user {
-            try persist(user.record)
-        } else {
-            try app.userStore.removeData(forKey: storeKey)
-        }
-        let previous = state.withLock { s in
+        let previous = try state.withLock { s in
+            if let user {
+                try persist(user.record)
+            } else {
+                try app.userStore.removeData(forKey: storeKey)
+            }
             defer { s.currentUser = user }
             return s.currentUser
         }
@@ -133,15 +135,23 @@ public final class Auth: Sendable {
 
     /// Persists the user if it is the current one (a rotated refresh token must never be lost).
     func userDidChange(_ user: User, tokensChanged: Bool) {
-        guard currentUser === user else { return }
-        try? persist(user.record)
-        if tokensChanged { notify(previous: (user.uid, ""), current: user) }
+        let isCurrent = state.withLock { s in
+            guard s.currentUser === user else { return false }
+            try? persist(user.record)
+            return true
+        }
+        if isCurrent, tokensChanged { notify(previous: (user.uid, ""), current: user) }
     }
 
     /// Signs out after the server said the session is over, if `user` is still the current user.
     func signOutEndedSession(of user: User) {
-        guard currentUser === user else { return }
-        try? setCurrentUser(nil)
+        let signedOut = state.withLock { s in
+            guard s.currentUser === user else { return false }
+            try? app.userStore.removeData(forKey: storeKey)
+            s.currentUser = nil
+            return true
+        }
+        if signedOut { notify(previous: (user.uid, user.record.tokens.idToken), current: nil) }
     }
 
     private func persist(_ record: UserRecord) throws {
