@@ -72,5 +72,6 @@ import Testing
         #expect(seed._user?.phoneNumber == TestServer.testPhone)
         Seed003FacebookLogin().signOut()
         Auth.auth().languageCode = nil
+        UserDefaults.standard.removeObject(forKey: "authVerificationID")
     }
 }
