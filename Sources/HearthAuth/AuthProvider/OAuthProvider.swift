@@ -63,31 +63,3 @@ public final class OAuthProvider: Sendable {
             providerID: AuthProviderID.apple.rawValue, idToken: idToken, rawNonce: rawNonce, fullName: fullName)
     }
 }
-
-/// E-mail and password credentials, for linking and re-authentication.
-public enum EmailAuthProvider {
-    public static let id = AuthProviderID.email.rawValue
-
-    public static func credential(withEmail email: String, password: String) -> AuthCredential {
-        EmailAuthCredential(email: email, password: password)
-    }
-}
-
-/// Facebook Login's classic access token. (Limited Login gives an ID token instead: use
-/// `OAuthProvider.credential(withProviderID: "facebook.com", idToken:rawNonce:)`.)
-public enum FacebookAuthProvider {
-    public static let id = AuthProviderID.facebook.rawValue
-
-    public static func credential(withAccessToken accessToken: String) -> AuthCredential {
-        OAuthCredential(providerID: id, accessToken: accessToken)
-    }
-}
-
-/// Google Sign-In's ID token and access token.
-public enum GoogleAuthProvider {
-    public static let id = AuthProviderID.google.rawValue
-
-    public static func credential(withIDToken idToken: String, accessToken: String) -> AuthCredential {
-        OAuthCredential(providerID: id, idToken: idToken, accessToken: accessToken)
-    }
-}
