@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
         .library(name: "HearthAdminHummingbird", targets: ["HearthAdminHummingbird"]),
+        .library(name: "HearthAuth", targets: ["HearthAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -128,6 +129,9 @@ let package = Package(
             ]
         ),
 
+        // The client SDK: FirebaseAuth's API over URLSession. Foundation and swift-crypto only; no server module.
+        .target(name: "HearthAuth", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(
             name: "HearthStoreTests",
@@ -151,6 +155,11 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
+        ),
+        // Runs the real `hearth` binary (built beside the tests, or HEARTH_BINARY).
+        .testTarget(
+            name: "HearthAuthTests",
+            dependencies: ["HearthAuth", .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
 )

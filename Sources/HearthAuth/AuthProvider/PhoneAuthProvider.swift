@@ -1,0 +1,91 @@
+import Foundation
+
+/// Presents app-verification UI (reCAPTCHA) on Apple platforms in FirebaseAuth. HearthAuth shows no
+/// UI, so the protocol is empty; it exists so `verifyPhoneNumber(_:uiDelegate:)` calls compile.
+public protocol AuthUIDelegate: AnyObject {}
+
+/// Phone-number sign-in: send an SMS code, then build a credential from the code.
+public final class PhoneAuthProvider: Sendable {
+    public static let id = AuthProviderID.phone.rawValue
+
+    let auth: Auth
+
+    init(auth: Auth) {
+        self.auth = auth
+    }
+
+    /// The provider of the default app's `Auth`.
+    public static func provider() -> PhoneAuthProvider { PhoneAuthProvider(auth: .auth()) }
+
+    public static func provider(auth: Auth) -> PhoneAuthProvider { PhoneAuthProvider(auth: auth) }
+
+    /// Asks the server to text a code to `phoneNumber` (E.164, `+16505553434`) in `Auth.languageCode`,
+    /// and returns the verification ID to build the credential with. Keep the ID across app
+    /// restarts: the user may switch to the SMS app and back.
+    ///
+    /// For a multi-factor sign-in, pass the resolver's session: the code then goes to the enrolled
+    /// second factor.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil, multiFactorSession: MultiFactorSession? = nil
+    ) async throws -> String {
+        if let multiFactorSession {
+            return try await startSecondFactor(
+                multiFactorSession, enrollmentID: nil, phoneNumber: phoneNumber)
+        }
+        // No APNs or reCAPTCHA proof: the server must have app verification disabled (test numbers)
+        // or accept requests without one.
+        let r = try await auth.client.call(.v1("accounts:sendVerificationCode"), ["phoneNumber": .string(phoneNumber)])
+        guard let session = r["sessionInfo"]?.string else {
+            throw AuthErrorCode.internalError.error(message: "The answer has no sessionInfo.")
+        }
+        return session
+    }
+
+    /// Texts a code to an enrolled second factor during a multi-factor sign-in.
+    public func verifyPhoneNumber(
+        with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,
+        multiFactorSession: MultiFactorSession?
+    ) async throws -> String {
+        guard let multiFactorSession else { throw AuthErrorCode.missingMultiFactorSession.error() }
+        return try await startSecondFactor(multiFactorSession, enrollmentID: multiFactorInfo.uid, phoneNumber: nil)
+    }
+
+    private func startSecondFactor(_ session: MultiFactorSession, enrollmentID: String?, phoneNumber: String?)
+        async throws -> String
+    {
+        let enrollment =
+            enrollmentID ?? session.hints.first { ($0 as? PhoneMultiFactorInfo)?.phoneNumber == phoneNumber }?.uid
+        guard let enrollment else { throw AuthErrorCode.multiFactorInfoNotFound.error() }
+        let r = try await auth.client.call(
+            .v2("accounts/mfaSignIn:start"),
+            RequestBodies.phoneSecondFactorStart(pendingCredential: session.pendingCredential, enrollmentID: enrollment)
+        )
+        guard let sessionInfo = r["phoneResponseInfo"]?["sessionInfo"]?.string else {
+            throw AuthErrorCode.internalError.error(message: "The answer has no phoneResponseInfo.sessionInfo.")
+        }
+        return sessionInfo
+    }
+
+    /// The credential for the verification ID and the code the user typed.
+    public func credential(withVerificationID verificationID: String, verificationCode: String) -> PhoneAuthCredential {
+        PhoneAuthCredential(.verification(id: verificationID, code: verificationCode))
+    }
+
+    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)?, multiFactorSession: MultiFactorSession? = nil,
+        completion: (@MainActor @Sendable (String?, Error?) -> Void)?
+    ) {
+        complete(completion) { try await self.verifyPhoneNumber(phoneNumber, multiFactorSession: multiFactorSession) }
+    }
+
+    /// Completion-handler form of `verifyPhoneNumber(with:uiDelegate:multiFactorSession:)`.
+    public func verifyPhoneNumber(
+        with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)?,
+        multiFactorSession: MultiFactorSession?, completion: (@MainActor @Sendable (String?, Error?) -> Void)?
+    ) {
+        complete(completion) {
+            try await self.verifyPhoneNumber(with: multiFactorInfo, multiFactorSession: multiFactorSession)
+        }
+    }
+}
