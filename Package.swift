@@ -159,7 +159,10 @@ let package = Package(
         // Runs the real `hearth` binary (built beside the tests, or HEARTH_BINARY).
         .testTarget(
             name: "HearthAuthTests",
-            dependencies: ["HearthAuth", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "HearthAuth", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
     ]
 )

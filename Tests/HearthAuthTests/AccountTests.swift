@@ -5,7 +5,7 @@ import Testing
 @Suite("Account changes")
 struct AccountTests {
     @Test func sensitiveChangesNeedARecentSignInAndReauthenticationGivesOne() async throws {
-        let server = try TestServer(tokens: ["recentSignInSeconds": 5])
+        let server = try await TestServer(tokens: ["recentSignInSeconds": 5])
         let auth = server.makeAuth()
         let email = uniqueEmail()
         let user = try await auth.createUser(withEmail: email, password: "first password").user
@@ -29,7 +29,7 @@ struct AccountTests {
     }
 
     @Test func deleteRemovesTheAccountAndSignsOut() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let email = uniqueEmail()
         let user = try await auth.createUser(withEmail: email, password: "doomed account").user
@@ -42,7 +42,7 @@ struct AccountTests {
     }
 
     @Test func profileChangesAreSavedOnTheServer() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let email = uniqueEmail()
         let user = try await auth.createUser(withEmail: email, password: "profile pass").user
@@ -66,7 +66,7 @@ struct AccountTests {
     }
 
     @Test func aSessionEndedOnTheServerSignsTheUserOut() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let email = uniqueEmail()
         let auth = server.makeAuth()
         let user = try await auth.createUser(withEmail: email, password: "two devices").user
@@ -79,7 +79,7 @@ struct AccountTests {
     }
 
     @Test func anotherAuthOfTheProjectCanAdoptTheUser() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let first = server.makeAuth()
         let user = try await first.createUser(withEmail: uniqueEmail(), password: "moving house").user
         let second = server.makeAuth()

@@ -5,7 +5,7 @@ import Testing
 @Suite("Anonymous accounts")
 struct AnonymousTests {
     @Test func anonymousUserKeepsTheirUidWhenLinkingAnEmail() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
 
         let anonymous = try await auth.signInAnonymously()

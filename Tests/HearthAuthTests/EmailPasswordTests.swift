@@ -5,7 +5,7 @@ import Testing
 @Suite("E-mail and password")
 struct EmailPasswordTests {
     @Test func signUpThenSignInReturnsTheSameUser() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let email = uniqueEmail()
 
@@ -29,7 +29,7 @@ struct EmailPasswordTests {
     }
 
     @Test func wrongPasswordAndTakenEmailAreFirebaseErrors() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let email = uniqueEmail()
         _ = try await auth.createUser(withEmail: email, password: "correct horse")

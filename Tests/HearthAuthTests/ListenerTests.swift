@@ -5,7 +5,7 @@ import Testing
 @Suite("Listeners")
 struct ListenerTests {
     @Test func authStateChangesFollowSignInAndSignOut() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         var changes = auth.authStateChanges.makeAsyncIterator()
         #expect(try #require(await changes.next()) == nil)
@@ -25,7 +25,7 @@ struct ListenerTests {
     }
 
     @Test func closureListenersRunOnTheMainActorAndCanBeRemoved() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let seen = Seen()
         let handle = auth.addStateDidChangeListener { _, user in

@@ -3,9 +3,9 @@ import Testing
 
 @testable import HearthAuth
 
-/// Custom tokens, Apple token revocation and multi-factor sign-in are still being built on the
-/// server; these check what the SDK sends and how it reads the answers, as FirebaseAuth does.
-@Suite("Flows awaiting server support")
+/// Request bodies checked as pure functions: custom tokens and Apple token revocation (which the live suites
+/// also run against the server) and multi-factor sign-in, which the server does not serve yet.
+@Suite("Request bodies and the second-factor answer")
 struct PendingServerFlowTests {
     @Test func customTokenAndRevocationBodies() {
         #expect(

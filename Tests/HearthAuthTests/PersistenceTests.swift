@@ -5,7 +5,7 @@ import Testing
 @Suite("Persistence")
 struct PersistenceTests {
     @Test func theSignedInUserSurvivesARestart() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let storeDirectory = server.directory.appendingPathComponent("store")
         let name = "restart-\(UUID().uuidString)"
         let auth = server.makeAuth(name: name, store: FileUserStore(directory: storeDirectory))
@@ -35,7 +35,7 @@ struct PersistenceTests {
     }
 
     @Test func aCorruptStoreSignsOutCleanly() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let storeDirectory = server.directory.appendingPathComponent("store")
         let name = "corrupt-\(UUID().uuidString)"
         _ = try await server.makeAuth(name: name, store: FileUserStore(directory: storeDirectory)).signInAnonymously()

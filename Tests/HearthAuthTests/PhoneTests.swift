@@ -5,7 +5,7 @@ import Testing
 @Suite("Phone numbers")
 struct PhoneTests {
     @Test func testNumberSignsInWithItsFixedCode() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         auth.settings.isAppVerificationDisabledForTesting = true
         auth.languageCode = "ko"
@@ -33,7 +33,7 @@ struct PhoneTests {
     /// Seed 000's recovery flow, with a phone number: linking a number another account owns fails
     /// with `credentialAlreadyInUse` and a credential that signs in to that account.
     @Test func linkingATakenNumberOffersTheOwnersCredential() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let ownerAuth = server.makeAuth()
         let owner = try await signInWithPhone(ownerAuth)
 
@@ -55,7 +55,7 @@ struct PhoneTests {
     }
 
     @Test func linkingAFreeNumberAddsThePhoneProvider() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let user = try await auth.createUser(withEmail: uniqueEmail(), password: "another pass").user
         let provider = PhoneAuthProvider.provider(auth: auth)

@@ -1,9 +1,17 @@
 import Foundation
 import HearthAuth
+import Synchronization
 
 /// A real `hearth serve` process on 127.0.0.1 with its own data directory, for one test.
 ///
 /// The binary is `HEARTH_BINARY`, or the `hearth` built beside the test bundle.
+/// What a server wrote, collected from its pipe.
+final class ServerLog: Sendable {
+    private let collected = Mutex("")
+    var text: String { collected.withLock { $0 } }
+    func append(_ data: Data) { collected.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+}
+
 final class TestServer {
     static let apiKey = "sdk-key"
     static let projectID = "sdk-test"
@@ -27,12 +35,14 @@ final class TestServer {
             ? beside : bundle.deletingLastPathComponent().appendingPathComponent("hearth")
     }
 
-    /// Starts the server with the test project; `tokens` overrides its token settings.
-    init(tokens: [String: Any] = [:]) throws {
+    /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
+    /// identity providers.
+    /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
+    init(tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let project: [String: Any] = [
-            "projectId": Self.projectID, "apiKeys": [Self.apiKey], "tokens": tokens,
+            "projectId": Self.projectID, "apiKeys": [Self.apiKey], "tokens": tokens, "federation": federation,
             "rateLimits": ["signUpsPerIPPerHour": 0, "failedPasswordsPerIP": 0, "failedPasswordsPerAccount": 0],
             "phone": [
                 "appVerification": "disabled",
@@ -47,36 +57,35 @@ final class TestServer {
 
         let output = Pipe()
         process.executableURL = Self.binary
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir", directory.appendingPathComponent("data").path,
-            "--config", config.path, "--project", Self.projectID,
-        ]
+        process.arguments =
+            [
+                "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir",
+                directory.appendingPathComponent("data").path,
+                "--config", config.path, "--project", Self.projectID,
+            ] + (emulator ? ["--emulator"] : [])
         process.standardOutput = output
         process.standardError = output
-        try process.run()
-        port = try Self.waitForPort(output.fileHandleForReading, process: process)
-        // Keep draining the log so the server never blocks on a full pipe.
-        output.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-    }
-
-    private static func waitForPort(_ handle: FileHandle, process: Process) throws -> Int {
-        var log = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, process.isRunning || !log.isEmpty {
+        // The log is collected on a dispatch queue and the wait polls with Task.sleep: a blocking read would hold
+        // one of the few cooperative threads the other tests need.
+        let log = ServerLog()
+        output.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
-            if chunk.isEmpty {
-                if !process.isRunning { break }
-                Thread.sleep(forTimeInterval: 0.02)
-                continue
-            }
-            log += String(decoding: chunk, as: UTF8.self)
-            if let range = log.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression),
-                let port = Int(log[range].split(separator: ":").last!)
-            {
-                return port
-            }
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { log.append(chunk) }
         }
-        throw StartFailure(description: "hearth did not start (\(binary.path)): \(log)")
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let text = log.text
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression),
+                let port = Int(text[range].split(separator: ":").last!)
+            {
+                self.port = port
+                return
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw StartFailure(description: "hearth did not start (\(Self.binary.path)): \(log.text)")
     }
 
     struct StartFailure: Error, CustomStringConvertible { let description: String }
@@ -91,6 +100,22 @@ final class TestServer {
     func makeAuth(name: String = "app-\(UUID().uuidString)", store: (any AuthUserStore)? = nil) -> Auth {
         let store = store ?? FileUserStore(directory: directory.appendingPathComponent("users-\(UUID().uuidString)"))
         return Auth.auth(app: HearthApp.configure(name: name, options: options, userStore: store))
+    }
+
+    /// Runs a `hearth` subcommand on this server's data, as an operator would beside it; returns its output.
+    func cli(_ arguments: [String]) throws -> String {
+        let p = Process()
+        let out = Pipe()
+        p.executableURL = Self.binary
+        p.arguments =
+            arguments + ["--data-dir", directory.appendingPathComponent("data").path, "--project", Self.projectID]
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw StartFailure(description: "hearth \(arguments): \(text)") }
+        return text
     }
 
     func stop() {

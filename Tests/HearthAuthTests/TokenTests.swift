@@ -6,7 +6,7 @@ import Testing
 @Suite("ID tokens")
 struct TokenTests {
     @Test func concurrentCallersShareOneRefresh() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let user = try await auth.createUser(withEmail: uniqueEmail(), password: "many callers").user
         let before = user.refreshToken
@@ -21,7 +21,7 @@ struct TokenTests {
     }
 
     @Test func aFreshTokenIsReusedUntilFiveMinutesBeforeExpiry() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let user = try await server.makeAuth().createUser(withEmail: uniqueEmail(), password: "cached token").user
         let first = try await user.getIDToken()
         let second = try await user.getIDToken()
@@ -29,7 +29,7 @@ struct TokenTests {
         #expect(user.refreshRequests == 0)
 
         // A one-minute token is always inside the five-minute margin: every use refreshes it.
-        let shortLived = try TestServer(tokens: ["idTokenLifetimeSeconds": 60])
+        let shortLived = try await TestServer(tokens: ["idTokenLifetimeSeconds": 60])
         let short = try await shortLived.makeAuth().createUser(withEmail: uniqueEmail(), password: "short token").user
         _ = try await short.getIDToken()
         _ = try await short.getIDToken()
@@ -37,7 +37,7 @@ struct TokenTests {
     }
 
     @Test func aNetworkErrorKeepsTheUserSignedIn() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let auth = server.makeAuth()
         let user = try await auth.createUser(withEmail: uniqueEmail(), password: "offline for a bit").user
 
@@ -53,7 +53,7 @@ struct TokenTests {
     }
 
     @Test func tokenResultCarriesClaimsAndDates() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let user = try await server.makeAuth().signInAnonymously().user
         let result = try await user.getIDTokenResult(forcingRefresh: true)
         #expect(result.claims["user_id"] as? String == user.uid)

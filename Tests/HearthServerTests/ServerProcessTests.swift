@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -7,11 +8,18 @@ import Testing
 #endif
 
 /// The real `hearth` binary, started as a user would start it.
-final class ServerProcess: @unchecked Sendable {
+///
+/// Its output is collected by a readability handler on a dispatch queue, and waits poll with `Task.sleep`:
+/// a blocking read here would hold one of the few cooperative threads that every other test needs.
+final class CollectedOutput: Sendable {
+    let text = Mutex("")
+    let finished = Mutex(false)
+}
+
+final class ServerProcess: Sendable {
     let process = Process()
     let output = Pipe()
-    private(set) var port = 0
-    private var log = ""
+    private let collected = CollectedOutput()
 
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: path) }
@@ -27,29 +35,36 @@ final class ServerProcess: @unchecked Sendable {
         process.arguments = ["serve", "--port", "0"] + arguments
         process.standardOutput = output
         process.standardError = output
+        output.fileHandleForReading.readabilityHandler = { [collected] handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                collected.finished.withLock { $0 = true }
+            } else {
+                collected.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
         try process.run()
     }
 
     /// Waits for the "listening" line and returns the port.
-    func waitUntilListening(timeout: TimeInterval = 60) throws -> Int {
+    func waitUntilListening(timeout: TimeInterval = 60) async throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
-        let handle = output.fileHandleForReading
         while Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
-            log += String(decoding: chunk, as: UTF8.self)
-            if let range = log.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                port = Int(log[range].split(separator: ":").last!)!
-                return port
+            let text = collected.text.withLock { $0 }
+            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+                return Int(text[range].split(separator: ":").last!)!
             }
-            if !process.isRunning { break }
+            if !process.isRunning && collected.finished.withLock({ $0 }) { break }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        throw ProcessError("server did not start: \(log)")
+        throw ProcessError("server did not start: \(collected.text.withLock { $0 })")
     }
 
-    func readRemainingLog() -> String {
-        log += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return log
+    /// Everything the process wrote, once it has exited and its output is drained.
+    func readRemainingLog() async throws -> String {
+        while process.isRunning || !collected.finished.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+        return collected.text.withLock { $0 }
     }
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
@@ -87,7 +102,7 @@ struct ServerProcessTests {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try ServerProcess(arguments: arguments(dir))
-        let port = try server.waitUntilListening()
+        let port = try await server.waitUntilListening()
 
         // A burst of sign-ups from 16 clients; the server is killed while they are in flight.
         let acknowledged = Acknowledged()
@@ -116,7 +131,7 @@ struct ServerProcessTests {
         #expect(acked.count >= 300)
 
         let restarted = try ServerProcess(arguments: arguments(dir))
-        let port2 = try restarted.waitUntilListening()
+        let port2 = try await restarted.waitUntilListening()
         defer { restarted.signal(SIGKILL) }
         var missing = 0
         for (uid, token) in acked {
@@ -158,7 +173,7 @@ struct ServerProcessTests {
 
         // A server started on the same data publishes both keys.
         let server = try ServerProcess(arguments: arguments(dir))
-        let port = try server.waitUntilListening()
+        let port = try await server.waitUntilListening()
         defer { server.signal(SIGKILL) }
         let (data, _) = try await URLSession.shared.data(
             from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!
@@ -170,13 +185,13 @@ struct ServerProcessTests {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try ServerProcess(arguments: arguments(dir))
-        let port = try server.waitUntilListening()
+        let port = try await server.waitUntilListening()
         let (status, _) = try await postJSON(port: port, path: "/v1/accounts:signUp", body: [:])
         #expect(status == 200)
         server.signal(SIGTERM)
         server.process.waitUntilExit()
         #expect(server.process.terminationStatus == 0)
-        let log = server.readRemainingLog()
+        let log = try await server.readRemainingLog()
         #expect(log.contains("store: sqlite:"))
         #expect(log.contains("hearth stopped"))
     }

@@ -8,8 +8,8 @@ import Testing
 @MainActor struct SeedSnippetTests {
     let server: TestServer
 
-    init() throws {
-        server = try TestServer()
+    init() async throws {
+        server = try await TestServer()
         Seed003FacebookLogin.configure(
             options: HearthOptions(
                 apiKey: TestServer.apiKey, projectID: TestServer.projectID, endpoint: server.endpoint))

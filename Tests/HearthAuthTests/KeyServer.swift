@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A minimal HTTP server on 127.0.0.1 that answers GETs with fixed JSON bodies: stands in for Apple's key
+/// endpoint, so the real `hearth` binary verifies identity tokens these tests sign, with real signatures.
+/// One connection at a time, `Connection: close`; enough for a key set fetched once per test.
+final class KeyServer: @unchecked Sendable {
+    let port: Int
+    private let socketFD: Int32
+    private let bodies: [String: Data]
+
+    init(bodies: [String: Data]) throws {
+        self.bodies = bodies
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            close(fd)
+            throw TestServer.StartFailure(description: "key server could not listen")
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        socketFD = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in serve() }.start()
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    private func serve() {
+        while true {
+            let client = accept(socketFD, nil, nil)
+            if client < 0 { return }  // closed by stop()
+            var buffer = [UInt8](repeating: 0, count: 8192)
+            let count = read(client, &buffer, buffer.count)
+            let request = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+            let path = request.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+            let body = bodies[path]
+            let head =
+                "HTTP/1.1 \(body == nil ? "404 Not Found" : "200 OK")\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
+            let response = Data(head.utf8) + (body ?? Data())
+            _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+            close(client)
+        }
+    }
+
+    func stop() {
+        shutdown(socketFD, Int32(SHUT_RDWR))
+        close(socketFD)
+    }
+
+    deinit { stop() }
+}
