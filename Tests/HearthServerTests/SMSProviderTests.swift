@@ -37,17 +37,7 @@ final class SMSSink: Sendable {
             let (status, answer) = self.reply.withLock { $0 }
             return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: answer)))
         }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            try await body("http://127.0.0.1:\(port)")
-            group.cancelAll()
-        }
+        try await serveOnLoopback(router, body)
     }
 }
 

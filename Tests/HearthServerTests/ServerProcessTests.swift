@@ -75,6 +75,20 @@ final class ServerProcess: Sendable {
     }
 }
 
+/// Runs a `hearth` subcommand on `dataDir` to completion; its exit status and combined output.
+func runHearth(_ args: [String], dataDir: URL) throws -> (status: Int32, output: String) {
+    let p = Process()
+    let out = Pipe()
+    p.executableURL = ServerProcess.binary
+    p.arguments = args + ["--data-dir", dataDir.path]
+    p.standardOutput = out
+    p.standardError = out
+    try p.run()
+    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    return (p.terminationStatus, text)
+}
+
 func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=any")!)
     request.httpMethod = "POST"
@@ -150,16 +164,8 @@ struct ServerProcessTests {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }
         func hearth(_ args: [String]) throws -> String {
-            let p = Process()
-            let out = Pipe()
-            p.executableURL = ServerProcess.binary
-            p.arguments = args + ["--data-dir", dir.path]
-            p.standardOutput = out
-            p.standardError = out
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            #expect(p.terminationStatus == 0, "\(args): \(text)")
+            let (status, text) = try runHearth(args, dataDir: dir)
+            #expect(status == 0, "\(args): \(text)")
             return text
         }
         let before = try hearth(["keys", "list"])

@@ -134,3 +134,21 @@ func claims(of token: String?) throws -> [String: JSONValue] {
     let payload = try #require(Base64URL.decode(parts[1]))
     return try #require(try JSONValue.parse(payload).objectValue)
 }
+
+/// Serves `router` on a free port of 127.0.0.1 while `body` runs with its base URL, then stops it: the real
+/// local HTTP servers that stand in for SMS providers and identity providers.
+func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (String) async throws -> Void)
+    async throws
+{
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let app = Application(
+        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+        onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await app.run() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        try await body("http://127.0.0.1:\(port)")
+        group.cancelAll()
+    }
+}

@@ -173,17 +173,9 @@ final class TestIdentityProvider: Sendable {
                 return Self.json(["error": "not_found"], status: .notFound)
             }
         }
-        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
-            var iterator = ports.makeAsyncIterator()
-            let port = try #require(await iterator.next())
-            base.withLock { $0 = "http://127.0.0.1:\(port)" }
-            try await body("http://127.0.0.1:\(port)")
-            group.cancelAll()
+        try await serveOnLoopback(router) { url in
+            base.withLock { $0 = url }
+            try await body(url)
         }
     }
 

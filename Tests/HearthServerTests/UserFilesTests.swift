@@ -73,16 +73,8 @@ struct UserExportFormatTests {
 @Suite("hearth users and service-accounts commands", .serialized)
 struct UserCommandTests {
     func hearth(_ args: [String], dir: URL, expectStatus: Int32 = 0) throws -> String {
-        let p = Process()
-        let out = Pipe()
-        p.executableURL = ServerProcess.binary
-        p.arguments = args + ["--data-dir", dir.path]
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == expectStatus, "\(args): \(text)")
+        let (status, text) = try runHearth(args, dataDir: dir)
+        #expect(status == expectStatus, "\(args): \(text)")
         return text
     }
 

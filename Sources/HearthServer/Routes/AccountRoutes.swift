@@ -42,16 +42,7 @@ extension AuthRoutes {
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         if let code = try wire.string("oobCode") {
-            let user = try await engine.applyEmailAction(code: code, origin: origin)
-            return .compact([
-                "kind": "identitytoolkit#SetAccountInfoResponse",
-                "localId": .string(user.uid),
-                "email": .text(user.email),
-                "emailVerified": .bool(user.emailVerified),
-                "displayName": .text(user.displayName),
-                "photoUrl": .text(user.photoURL),
-                "providerUserInfo": .array(user.allProviderInfo.map(UserEncoding.providerInfo)),
-            ])
+            return UserEncoding.setAccountInfo(try await engine.applyEmailAction(code: code, origin: origin))
         }
         let attributes = try deleteAttributes(wire)
         let result = try await engine.updateAccount(
@@ -62,18 +53,7 @@ extension AuthRoutes {
                 deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider")),
             origin: origin)
         let u = result.user
-        let providers = u.allProviderInfo.map(UserEncoding.providerInfo)
-        return UserEncoding.withTokens(
-            .compact([
-                "kind": "identitytoolkit#SetAccountInfoResponse",
-                "localId": .string(u.uid),
-                "email": .text(u.email),
-                "emailVerified": .bool(u.emailVerified),
-                "displayName": .text(u.displayName),
-                "photoUrl": .text(u.photoURL),
-                "passwordHash": u.passwordHash == nil ? nil : .string(UserEncoding.redactedHash),
-                "providerUserInfo": .array(providers),
-            ]), result.tokens)
+        return UserEncoding.withTokens(UserEncoding.setAccountInfo(u), result.tokens)
     }
 
     /// `deleteAttribute`: names of Google's UserAttributeName enum.

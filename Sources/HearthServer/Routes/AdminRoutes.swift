@@ -43,15 +43,7 @@ extension AuthRoutes {
                 customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
                 deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider")),
             origin: origin)
-        return .compact([
-            "kind": "identitytoolkit#SetAccountInfoResponse",
-            "localId": .string(user.uid),
-            "email": .text(user.email),
-            "emailVerified": .bool(user.emailVerified),
-            "displayName": .text(user.displayName),
-            "photoUrl": .text(user.photoURL),
-            "providerUserInfo": .array(user.allProviderInfo.map(UserEncoding.providerInfo)),
-        ])
+        return UserEncoding.setAccountInfo(user)
     }
 
     func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

@@ -47,6 +47,20 @@ enum UserEncoding {
         ])
     }
 
+    /// `accounts:update`'s answer about the updated user (without tokens).
+    static func setAccountInfo(_ u: UserRecord) -> JSONValue {
+        .compact([
+            "kind": "identitytoolkit#SetAccountInfoResponse",
+            "localId": .string(u.uid),
+            "email": .text(u.email),
+            "emailVerified": .bool(u.emailVerified),
+            "displayName": .text(u.displayName),
+            "photoUrl": .text(u.photoURL),
+            "passwordHash": u.passwordHash == nil ? nil : .string(redactedHash),
+            "providerUserInfo": .array(u.allProviderInfo.map(providerInfo)),
+        ])
+    }
+
     /// Adds `idToken`, `refreshToken` and `expiresIn` (a string) to a response object.
     static func withTokens(_ value: JSONValue, _ tokens: SessionTokens?) -> JSONValue {
         guard case .object(var o) = value, let tokens else { return value }
