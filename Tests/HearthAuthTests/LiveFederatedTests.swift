@@ -129,6 +129,38 @@ struct LiveFederatedTests {
         }
     }
 
+    /// Facebook Limited Login: an OIDC token from Facebook's key set, addressed to the app id, with the nonce.
+    @Test func facebookLimitedLoginSignsInWithItsNonce() async throws {
+        let facebook = try AppleSigner()  // the same RS256 signing, another key
+        let keys = try KeyServer(bodies: ["/facebook/jwks": facebook.keySet])
+        defer { keys.stop() }
+        let server = try await TestServer(federation: [
+            "facebook": ["appId": "4242", "appSecret": "unused", "keysUrl": keys.base + "/facebook/jwks"]
+        ])
+        defer { server.stop() }
+        let nonce = try CryptoUtils.randomNonceString()
+        let now = Int(Date().timeIntervalSince1970)
+        let token = try signJWT(
+            [
+                "iss": "https://www.facebook.com", "aud": "4242", "sub": "fb-1", "name": "Grace Hopper",
+                "email": "grace@example.com", "nonce": CryptoUtils.sha256(nonce), "iat": now, "exp": now + 600,
+            ], kid: facebook.kid, key: facebook.key)
+        let auth = server.makeAuth()
+        let credential = OAuthProvider.credential(providerID: .facebook, idToken: token, rawNonce: nonce)
+        let result = try await auth.signIn(with: credential)
+        #expect(result.additionalUserInfo?.providerID == "facebook.com")
+        #expect(result.user.providerData.map(\.providerID) == ["facebook.com"])
+        #expect(result.user.displayName == "Grace Hopper")
+
+        let wrongApp = try signJWT(
+            ["iss": "https://www.facebook.com", "aud": "9999", "sub": "fb-1", "iat": now, "exp": now + 600],
+            kid: facebook.kid, key: facebook.key)
+        let refused = await #expect(throws: NSError.self) {
+            try await auth.signIn(with: OAuthProvider.credential(providerID: .facebook, idToken: wrongApp, rawNonce: nil))
+        }
+        #expect(refused != nil)
+    }
+
     @Test func aCustomTokenFromTheServiceAccountSignsIn() async throws {
         let server = try await TestServer()
         defer { server.stop() }

@@ -308,6 +308,13 @@ struct AdminUserTests {
                 ],
                 token: token)
             #expect(found["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["u01", "u02", "u03"])
+            var linked = try #require(try await h.store.user(projectID: h.projectID, uid: "u04"))
+            linked.providers = [ProviderUserInfo(providerID: "apple.com", rawID: "apple-sub-4")]
+            try await h.store.updateUser(linked)
+            let byIdentity = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:lookup",
+                ["federatedUserId": [["providerId": "apple.com", "rawId": "apple-sub-4"]]], token: token)
+            #expect(byIdentity["users"]?[0]?["localId"]?.stringValue == "u04")
             let none = try await c.admin(
                 "/v1/projects/\(h.projectID)/accounts:lookup", ["localId": ["nope"]], token: token)
             #expect(none.status == 200 && none["users"] == nil)

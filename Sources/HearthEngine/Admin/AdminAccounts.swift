@@ -98,10 +98,12 @@ extension AuthEngine {
         return user
     }
 
-    /// Users by any mix of uid, e-mail and phone number, each once, in the order asked; unknown ones are left out.
-    public func adminLookup(localIDs: [String], emails: [String], phoneNumbers: [String], origin: RequestOrigin)
-        async throws -> [UserRecord]
-    {
+    /// Users by any mix of uid, e-mail, phone number and provider identity (provider id, raw id), each once, in
+    /// the order asked; unknown ones are left out.
+    public func adminLookup(
+        localIDs: [String], emails: [String], phoneNumbers: [String],
+        federatedUserIDs: [(providerID: String, rawID: String)] = [], origin: RequestOrigin
+    ) async throws -> [UserRecord] {
         let projectID = origin.project.projectID
         var found: [UserRecord] = []
         func add(_ user: UserRecord?) {
@@ -113,6 +115,9 @@ extension AuthEngine {
             add(try await store.user(projectID: projectID, email: normalized))
         }
         for phone in phoneNumbers { add(try await store.user(projectID: projectID, phoneNumber: phone)) }
+        for identity in federatedUserIDs {
+            add(try await store.user(projectID: projectID, providerID: identity.providerID, rawID: identity.rawID))
+        }
         return found
     }
 

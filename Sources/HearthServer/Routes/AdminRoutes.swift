@@ -24,7 +24,11 @@ extension AuthRoutes {
         if try wire.string("idToken") != nil { return try await lookup(wire, origin) }
         let users = try await engine.adminLookup(
             localIDs: try wire.stringArray("localId"), emails: try wire.stringArray("email"),
-            phoneNumbers: try wire.stringArray("phoneNumber"), origin: origin)
+            phoneNumbers: try wire.stringArray("phoneNumber"),
+            federatedUserIDs: try wire.objects("federatedUserId").compactMap { o in
+                guard let provider = o["providerId"]?.stringValue, let raw = o["rawId"]?.stringValue else { return nil }
+                return (provider, raw)
+            }, origin: origin)
         // No `users` at all when nothing matched, as production answers (the Node Admin SDK relies on it).
         return .compact([
             "kind": "identitytoolkit#GetAccountInfoResponse",
