@@ -360,3 +360,74 @@ struct AdminUserTests {
         }
     }
 }
+
+@Suite("Identity provider configs through the admin API")
+struct IdentityProviderConfigTests {
+    @Test func oidcProvidersAreCreatedReadUpdatedAndDeleted() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let base = "/v2/projects/\(h.projectID)/oauthIdpConfigs"
+            let created = try await c.admin(
+                "\(base)?oauthIdpConfigId=oidc.corp",
+                [
+                    "clientId": "hearth-web", "issuer": "https://id.corp.example", "displayName": "Corp",
+                    "enabled": true,
+                ],
+                token: token)
+            #expect(created.status == 200)
+            #expect(created.string("name") == "projects/\(h.projectID)/oauthIdpConfigs/oidc.corp")
+            #expect(created.string("displayName") == "Corp")
+            #expect(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.corp"]?.clientIds == ["hearth-web"])
+            let again = try await c.admin(
+                "\(base)?oauthIdpConfigId=oidc.corp", ["clientId": "x", "issuer": "https://x"], token: token)
+            #expect(again.errorCode == "CONFIGURATION_EXISTS")
+
+            let updated = try await c.admin(
+                "\(base)/oidc.corp?updateMask=clientId", ["clientId": "hearth-ios", "issuer": "https://ignored"],
+                token: token, method: .patch)
+            #expect(updated.string("clientId") == "hearth-ios")
+            #expect(updated.string("issuer") == "https://id.corp.example", "fields outside the mask are kept")
+            #expect(try await c.admin(base, token: token, method: .get)["oauthIdpConfigs"]?.arrayValue?.count == 1)
+
+            #expect(try await c.admin("\(base)/oidc.corp", token: token, method: .delete).status == 200)
+            let gone = try await c.admin("\(base)/oidc.corp", token: token, method: .get)
+            #expect(gone.status == 404 && gone.errorCode == "CONFIGURATION_NOT_FOUND")
+            #expect(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.corp"] == nil)
+
+            #expect(
+                try await c.admin("\(base)?oauthIdpConfigId=oidc.x", ["clientId": "a"], token: token).errorCode
+                    == "MISSING_ISSUER")
+            #expect(
+                try await c.admin(
+                    "\(base)?oauthIdpConfigId=corp", ["clientId": "a", "issuer": "https://x"], token: token
+                )
+                .errorCode == "INVALID_PROVIDER_ID")
+        }
+    }
+
+    @Test func builtInProvidersOverrideAndDisableTheConfigFile() async throws {
+        let h = try await Harness {
+            $0.federation.apple = AppleSettings(clientIds: ["com.example.app"])
+        }
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let base = "/v2/projects/\(h.projectID)/defaultSupportedIdpConfigs"
+            let google = try await c.admin(
+                "\(base)?idpId=google.com", ["clientId": "123.apps.googleusercontent.com", "enabled": true],
+                token: token)
+            #expect(google.string("clientId") == "123.apps.googleusercontent.com")
+            #expect(
+                h.engine.projects.config(h.projectID)?.federation.google?.clientIds == [
+                    "123.apps.googleusercontent.com"
+                ])
+            let apple = try await c.admin("\(base)/apple.com", token: token, method: .get)
+            #expect(apple["appleSignInConfig"]?["bundleIds"] == ["com.example.app"])
+            #expect(try await c.admin("\(base)/apple.com", token: token, method: .delete).status == 200)
+            #expect(h.engine.projects.config(h.projectID)?.federation.apple == nil, "off, though the file sets it up")
+            let listed = try await c.admin(base, token: token, method: .get)
+            #expect(
+                listed["defaultSupportedIdpConfigs"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+                    == ["projects/\(h.projectID)/defaultSupportedIdpConfigs/google.com"])
+            #expect(try await c.send(base, method: .get).status == 401, "admins only")
+        }
+    }
+}

@@ -183,3 +183,17 @@ def test_a_custom_token_from_create_custom_token_signs_in(admin, hearth_emulator
     claims = auth.verify_id_token(body["idToken"], app=admin)
     assert claims["uid"] == "kakao:1234" and claims["plan"] == "pro"
     assert auth.get_user("kakao:1234", app=admin).uid == "kakao:1234"
+
+
+def test_oidc_provider_configs_are_managed_with_the_admin_sdk(admin):
+    created = auth.create_oidc_provider_config(
+        "oidc.corp", client_id="hearth-web", issuer="https://id.corp.example", display_name="Corp",
+        enabled=True, app=admin)
+    assert created.provider_id == "oidc.corp" and created.client_id == "hearth-web" and created.enabled
+    assert auth.get_oidc_provider_config("oidc.corp", app=admin).issuer == "https://id.corp.example"
+    updated = auth.update_oidc_provider_config("oidc.corp", client_id="hearth-ios", app=admin)
+    assert updated.client_id == "hearth-ios" and updated.issuer == "https://id.corp.example"
+    assert [p.provider_id for p in auth.list_oidc_provider_configs(app=admin).iterate_all()] == ["oidc.corp"]
+    auth.delete_oidc_provider_config("oidc.corp", app=admin)
+    with pytest.raises(auth.ConfigurationNotFoundError):
+        auth.get_oidc_provider_config("oidc.corp", app=admin)

@@ -85,6 +85,10 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case missingCustomToken = "MISSING_CUSTOM_TOKEN"
     case invalidConfig = "INVALID_CONFIG"
     case invalidTestingPhoneNumber = "INVALID_TESTING_PHONE_NUMBER"
+    case configurationExists = "CONFIGURATION_EXISTS"
+    case configurationNotFound = "CONFIGURATION_NOT_FOUND"
+    case missingOAuthClientID = "MISSING_OAUTH_CLIENT_ID"
+    case missingIssuer = "MISSING_ISSUER"
 
     // OAuth 2.0 token endpoint (RFC 6749 §5.2), answered in OAuth's own error shape
     case oauthInvalidRequest = "invalid_request"
@@ -119,7 +123,7 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .missingAPIKey, .permissionDenied: 403
         case .unauthenticated: 401
-        case .notFound: 404
+        case .notFound, .configurationNotFound: 404
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .internalError: 500

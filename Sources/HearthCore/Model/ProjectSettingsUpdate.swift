@@ -97,6 +97,12 @@ extension ProjectConfig {
             }
             config.emailEnumerationProtection = on
         }
+        if case .object(let providers)? = settings["idpConfigs"] {
+            for (id, provider) in providers.sorted(by: { $0.key < $1.key }) {
+                guard case .object(let providerConfig) = provider else { continue }
+                try IdentityProviderConfigs.apply(id, providerConfig, to: &config.federation)
+            }
+        }
         if let domains = get("authorizedDomains"), domains != .null {
             guard case .array(let items) = domains else {
                 throw AuthError(.invalidConfig, "authorizedDomains is a list")

@@ -10,12 +10,22 @@ extension AuthEngine {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }
         let merged = try ProjectSettingsUpdate.merge(patch, into: projects.settings(projectID), mask: mask, base: base)
-        try await store.saveProjectSettings(
-            projectID: projectID, settings: JSONValue.object(merged).jsonText, at: clock.now())
-        try projects.apply(settings: merged, to: projectID)
+        try await saveProjectSettings(projectID: projectID, settings: merged)
         logger.info(
             "project settings changed",
             metadata: ["project": "\(projectID)", "settings": "\(JSONValue.object(merged).jsonText)"])
         return projects.config(projectID)!
+    }
+
+    /// Checks `settings` against the project's file configuration, stores them and applies them here; other
+    /// server processes pick them up within a minute.
+    func saveProjectSettings(projectID: String, settings: [String: JSONValue]) async throws {
+        guard let base = projects.fileConfig(projectID) else {
+            throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
+        }
+        _ = try base.applying(settings: settings)
+        try await store.saveProjectSettings(
+            projectID: projectID, settings: JSONValue.object(settings).jsonText, at: clock.now())
+        try projects.apply(settings: settings, to: projectID)
     }
 }

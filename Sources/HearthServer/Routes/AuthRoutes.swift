@@ -81,6 +81,9 @@ public struct AuthRoutes: Sendable {
             router.post("\(prefix)/v1/projects/{project}:createSessionCookie") { request, context in
                 try await respond(request, context, hasProject: true, nil, admin: createSessionCookie)
             }
+            for kind in [IdentityProviderConfigs.Kind.builtIn, .oidc] {
+                registerIdentityProviderConfigs(kind, prefix: prefix, on: router)
+            }
             router.get("\(prefix)/v2/projects/{project}/config") { request, context in
                 try await respond(request, context, hasProject: true, nil, admin: adminGetConfig)
             }
