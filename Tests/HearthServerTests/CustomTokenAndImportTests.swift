@@ -276,6 +276,12 @@ struct EmulatorModeTests {
                 body: ByteBuffer(string: #"{"emailPrivacyConfig":{"enableImprovedEmailPrivacy":false}}"#), key: nil)
             #expect(config["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == .bool(false))
             #expect(h.engine.projects.config(h.projectID)?.emailEnumerationProtection == false)
+            let duplicates = try await c.send(
+                "/emulator/v1/projects/\(h.projectID)/config", method: .patch,
+                body: ByteBuffer(string: #"{"signIn":{"allowDuplicateEmails":true}}"#), key: nil)
+            #expect(duplicates["signIn"]?["allowDuplicateEmails"] == .bool(true))
+            #expect(h.engine.projects.config(h.projectID)?.federation.allowDuplicateEmails == true)
+            #expect(h.engine.projects.config(h.projectID)?.emailEnumerationProtection == false, "earlier change kept")
             #expect(
                 try await c.send("/emulator/v1/projects/\(h.projectID)/oobCodes", method: .get, key: nil)["oobCodes"]
                     == .array([]))

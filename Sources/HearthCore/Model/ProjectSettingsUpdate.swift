@@ -3,6 +3,7 @@
 ///
 /// ```
 /// signIn.phoneNumber.testPhoneNumbers         {"+16505553434": "123456"}
+/// signIn.allowDuplicateEmails                 true: an account per provider even for one e-mail address
 /// smsRegionConfig.allowByDefault.disallowedRegions / smsRegionConfig.allowlistOnly.allowedRegions
 /// emailPrivacyConfig.enableImprovedEmailPrivacy
 /// authorizedDomains
@@ -12,7 +13,8 @@
 public enum ProjectSettingsUpdate {
     /// The field paths that can be changed, as `updateMask` names them.
     public static let paths = [
-        "signIn.phoneNumber.testPhoneNumbers", "smsRegionConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
+        "signIn.phoneNumber.testPhoneNumbers", "signIn.allowDuplicateEmails", "smsRegionConfig",
+        "emailPrivacyConfig.enableImprovedEmailPrivacy",
         "authorizedDomains",
     ]
 
@@ -77,6 +79,12 @@ extension ProjectConfig {
             try PhoneSettings.validate(testPhoneNumbers: tests)
             config.phone.testPhoneNumbers = tests
         }
+        if let duplicates = get("signIn.allowDuplicateEmails"), duplicates != .null {
+            guard let allow = duplicates.boolValue else {
+                throw AuthError(.invalidConfig, "allowDuplicateEmails is a bool")
+            }
+            config.federation.allowDuplicateEmails = allow
+        }
         if let regions = get("smsRegionConfig"), regions != .null {
             if case .array(let denied)? = regions["allowByDefault"]?["disallowedRegions"] {
                 config.phone.allowedRegions = []
@@ -126,7 +134,7 @@ extension ProjectConfig {
                 "email": ["enabled": true, "passwordRequired": true],
                 "phoneNumber": ["enabled": true, "testPhoneNumbers": .object(tests)],
                 "anonymous": ["enabled": true],
-                "allowDuplicateEmails": false,
+                "allowDuplicateEmails": .bool(federation.allowDuplicateEmails),
             ],
             "smsRegionConfig": regions,
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],

@@ -36,11 +36,11 @@ struct EmulatorRoutes: Sendable {
         router.patch("/emulator/v1/projects/{project}/config") { request, context in
             let project = try project(context)
             let wire = try await WireRequest.decode(request, context: context)
-            if wire.fields["signIn"]?["allowDuplicateEmails"]?.boolValue == true {
-                throw AuthError(.invalidConfig, "Hearth keeps one account per e-mail address.")
-            }
             var patch: [String: JSONValue] = [:]
             if let privacy = wire.fields["emailPrivacyConfig"] { patch["emailPrivacyConfig"] = privacy }
+            if let duplicates = wire.fields["signIn"]?["allowDuplicateEmails"] {
+                patch["signIn"] = ["allowDuplicateEmails": duplicates]
+            }
             let updated = try await engine.updateProjectSettings(projectID: project.projectID, patch: patch, mask: nil)
             return WireResponse.json(Self.emulatorConfig(updated))
         }
@@ -56,7 +56,7 @@ struct EmulatorRoutes: Sendable {
 
     static func emulatorConfig(_ project: ProjectConfig) -> JSONValue {
         [
-            "signIn": ["allowDuplicateEmails": false],
+            "signIn": ["allowDuplicateEmails": .bool(project.federation.allowDuplicateEmails)],
             "usageMode": "DEFAULT",
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(project.emailEnumerationProtection)],
         ]
