@@ -65,3 +65,48 @@ struct RobustnessTests {
 extension String {
     var asJSON: JSONValue { .string(self) }
 }
+
+/// The same for admin requests: odd fields on every admin route answer 4xx (or succeed), never 5xx.
+@Suite("Robustness of admin routes")
+struct AdminRobustnessTests {
+    static let paths = [
+        "accounts", "accounts:lookup", "accounts:update", "accounts:delete", "accounts:batchCreate",
+        "accounts:batchDelete", "accounts:query", "accounts:sendOobCode", ":createSessionCookie",
+        "oauthIdpConfigs?oauthIdpConfigId=oidc.x", "defaultSupportedIdpConfigs?idpId=google.com",
+    ]
+
+    static let fields = [
+        "localId", "email", "phoneNumber", "customAttributes", "validSince", "disableUser", "users", "hashAlgorithm",
+        "signerKey", "rounds", "localIds", "force", "limit", "offset", "expression", "requestType", "idToken",
+        "validDuration", "federatedUserId", "clientId", "issuer", "appleSignInConfig",
+    ]
+
+    @Test func oddAdminFieldsNeverCauseServerErrors() async throws {
+        let h = try await Harness { $0.rateLimits = .unlimited }
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            for path in Self.paths {
+                let url =
+                    path.hasPrefix(":")
+                    ? "/v1/projects/\(h.projectID)\(path)"
+                    : path.contains("IdpConfigs")
+                        ? "/v2/projects/\(h.projectID)/\(path)"
+                        : "/v1/projects/\(h.projectID)/\(path)"
+                for field in Self.fields {
+                    for value in RobustnessTests.values {
+                        let r = try await c.admin(url, [field: value], token: token)
+                        #expect(
+                            r.status < 500,
+                            "\(path) \(field)=\(value.jsonText.prefix(40)) → \(r.status) \(r.json.jsonText.prefix(200))"
+                        )
+                    }
+                }
+            }
+            let users: JSONValue = [
+                "users": [["localId": "x", "passwordHash": "!!", "providerUserInfo": [["providerId": 1]]]],
+                "hashAlgorithm": "BCRYPT",
+            ]
+            #expect(
+                try await c.admin("/v1/projects/\(h.projectID)/accounts:batchCreate", users, token: token).status < 500)
+        }
+    }
+}
