@@ -61,8 +61,6 @@ public final class HearthAdmin: Sendable {
     }
 
     static let jwksPath = "/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"
-    static let customTokenAudience =
-        "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
 
     // MARK: Tokens
 
@@ -139,7 +137,7 @@ public final class HearthAdmin: Sendable {
         let now = Int(Date().timeIntervalSince1970)
         var payload: [String: JSONValue] = [
             "iss": .string(credentials.clientEmail), "sub": .string(credentials.clientEmail),
-            "aud": .string(Self.customTokenAudience), "uid": .string(uid), "iat": .number(Double(now)),
+            "aud": .string(CustomClaims.customTokenAudience), "uid": .string(uid), "iat": .number(Double(now)),
             "exp": .number(Double(now + 3600)),
         ]
         if let claims { payload["claims"] = .object(claims) }

@@ -45,7 +45,7 @@ struct UsersImport: AsyncParsableCommand {
         }
         func bytes(_ flag: String, _ text: String?) throws -> [UInt8] {
             guard let text else { return [] }
-            guard let b = PasswordHashImport.bytes(base64: text) else {
+            guard let b = Base64.decode(text) else {
                 throw ValidationError("--\(flag) is not base64")
             }
             return b

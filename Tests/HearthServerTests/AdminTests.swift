@@ -34,7 +34,7 @@ struct TestServiceAccount {
     func customToken(uid: String, claims: JSONValue? = nil, now: Date, lifetime: Int = 3600) throws -> String {
         var payload: [String: JSONValue] = [
             "iss": .string(key.clientEmail), "sub": .string(key.clientEmail),
-            "aud": .string(AuthEngine.customTokenAudience), "uid": .string(uid),
+            "aud": .string(CustomClaims.customTokenAudience), "uid": .string(uid),
         ]
         if let claims { payload["claims"] = claims }
         return try sign(payload, now: now, lifetime: lifetime)

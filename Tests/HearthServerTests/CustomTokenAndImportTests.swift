@@ -53,12 +53,12 @@ struct CustomTokenTests {
                 (try account.customToken(uid: "u", claims: ["firebase": "x"], now: now), "FORBIDDEN_CLAIM"),
                 (
                     try account.sign(
-                        ["iss": "x@y", "sub": "x@y", "aud": .string(AuthEngine.customTokenAudience), "uid": "u"],
+                        ["iss": "x@y", "sub": "x@y", "aud": .string(CustomClaims.customTokenAudience), "uid": "u"],
                         now: now), "INVALID_CUSTOM_TOKEN"
                 ),
                 (try foreign.customToken(uid: "u", now: now), "CREDENTIAL_MISMATCH"),
                 (
-                    JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "u"]),
+                    JWS.unsigned(payload: ["aud": .string(CustomClaims.customTokenAudience), "uid": "u"]),
                     "INVALID_CUSTOM_TOKEN"
                 ),
                 ("garbage", "INVALID_CUSTOM_TOKEN"),
@@ -262,7 +262,7 @@ struct EmulatorModeTests {
             #expect(list["users"]?.arrayValue?.count == 2)
 
             // The emulator also takes unsigned custom tokens.
-            let custom = JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "c1"])
+            let custom = JWS.unsigned(payload: ["aud": .string(CustomClaims.customTokenAudience), "uid": "c1"])
             #expect(
                 try await c.post("/v1/projects/any-project/accounts:signInWithCustomToken", ["token": .string(custom)])
                     .status == 200)
@@ -294,7 +294,7 @@ struct EmulatorModeTests {
             #expect(
                 try await c.send("/emulator/v1/projects/\(h.projectID)/accounts", method: .delete, key: nil).status
                     == 404)
-            let custom = JWS.unsigned(payload: ["aud": .string(AuthEngine.customTokenAudience), "uid": "c1"])
+            let custom = JWS.unsigned(payload: ["aud": .string(CustomClaims.customTokenAudience), "uid": "c1"])
             #expect(
                 try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(custom)]).errorCode
                     == "INVALID_CUSTOM_TOKEN")

@@ -71,7 +71,6 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case duplicateRawID = "DUPLICATE_RAW_ID"
     case maximumUserCountExceeded = "MAXIMUM_USER_COUNT_EXCEEDED"
     case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
-    case invalidPageSelection = "INVALID_PAGE_SELECTION"
     case invalidHashAlgorithm = "INVALID_HASH_ALGORITHM"
     case invalidHashKey = "INVALID_HASH_KEY"
     case invalidHashRounds = "INVALID_HASH_ROUNDS"

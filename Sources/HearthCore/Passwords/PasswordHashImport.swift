@@ -136,9 +136,6 @@ public struct PasswordHashImport: Sendable, Equatable {
         }
     }
 
-    /// Byte fields as the tools write them: standard base64 (`firebase auth:export`) or base64url
-    /// (the Admin SDKs), padded or not.
-    public static func bytes(base64 text: String) -> [UInt8]? { Base64.decode(text) }
 }
 
 extension PasswordHash {

@@ -1,5 +1,9 @@
 /// Developer claims: `customAttributes` set by an admin, and the `claims` of a custom token.
 public enum CustomClaims {
+    /// The `aud` of every custom token, as the Admin SDKs write it: what the server checks and HearthAdmin signs.
+    public static let customTokenAudience =
+        "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+
     /// Firebase's limit on the serialized claims.
     public static let maxLength = 1000
 

@@ -63,7 +63,7 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
             user.emailVerified = field(2) == "true"
             for (column, name) in [(3, "password hash"), (4, "salt")] {
                 guard let text = field(column) else { continue }
-                guard let bytes = PasswordHashImport.bytes(base64: text) else {
+                guard let bytes = Base64.decode(text) else {
                     throw fail("the \(name) is not base64")
                 }
                 if column == 3 { user.passwordHash = bytes } else { user.salt = bytes }

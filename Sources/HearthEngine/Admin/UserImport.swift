@@ -38,7 +38,7 @@ public struct ImportedUser: Sendable, Equatable {
         }
         func bytes(_ key: String) throws(AuthError) -> [UInt8]? {
             guard let text = try string(key) else { return nil }
-            guard let b = PasswordHashImport.bytes(base64: text) else {
+            guard let b = Base64.decode(text) else {
                 throw AuthError(.invalidArgument, "Invalid value at '\(key)': not base64.")
             }
             return b

@@ -4,10 +4,6 @@ import HearthStore
 import HearthTokens
 
 extension AuthEngine {
-    /// The audience every custom token names, as the Admin SDKs write it.
-    public static let customTokenAudience =
-        "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
-
     /// `accounts:signInWithCustomToken`: a JWT that a registered service account of this project signed
     /// (what the Admin SDKs' `createCustomToken` makes) signs the user in, creating them on first use.
     /// In emulator mode unsigned tokens are accepted too, as the Firebase Auth Emulator accepts them.
@@ -45,7 +41,7 @@ extension AuthEngine {
             throw AuthError(.invalidCustomToken, "Invalid assertion format")
         }
         let p = parsed.payload
-        guard p["aud"]?.stringValue == Self.customTokenAudience else {
+        guard p["aud"]?.stringValue == CustomClaims.customTokenAudience else {
             throw AuthError(
                 .invalidCustomToken,
                 "Invalid aud (audience); ID tokens and third-party tokens cannot be used with signInWithCustomToken.")

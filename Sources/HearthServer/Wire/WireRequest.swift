@@ -168,7 +168,7 @@ public struct WireRequest: Sendable {
     /// A `bytes` field: base64, standard or URL-safe, as Google's JSON mapping accepts it.
     public func bytes(_ name: String) throws(AuthError) -> [UInt8]? {
         guard let text = try string(name) else { return nil }
-        guard let bytes = PasswordHashImport.bytes(base64: text) else {
+        guard let bytes = Base64.decode(text) else {
             throw Self.typeError(name, "TYPE_BYTES", .string(text))
         }
         return bytes
