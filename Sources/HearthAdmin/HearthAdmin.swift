@@ -105,6 +105,9 @@ public final class HearthAdmin: Sendable {
         }
         let now = Date().timeIntervalSince1970
         if iat > now + clockSkew { throw HearthAdminError.invalidToken("issued in the future") }
+        if let nbf = claims["nbf"], (nbf.doubleValue ?? .infinity) > now + clockSkew {
+            throw HearthAdminError.invalidToken("not valid yet (nbf)")
+        }
         if exp <= now - clockSkew { throw HearthAdminError.tokenExpired }
         let decoded = DecodedIDToken(
             uid: uid, issuedAt: Date(timeIntervalSince1970: iat),

@@ -51,6 +51,9 @@ struct ProviderTokenCheck {
         if let iat = claims["iat"]?.doubleValue, iat > now.timeIntervalSince1970 + clockSkew {
             throw Self.invalid("The ID token was issued in the future.")
         }
+        guard JWS.hasStarted(claims, now: now, skew: clockSkew) else {
+            throw Self.invalid("The ID token is not valid yet (nbf).")
+        }
         if maxAgeWithoutExpiry == nil {
             guard let sub = claims["sub"]?.stringValue, !sub.isEmpty else {
                 throw Self.invalid("The ID token has no subject.")

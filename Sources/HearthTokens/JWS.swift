@@ -50,6 +50,14 @@ public enum JWS {
         return Parsed(header: header, payload: payload, signingInput: token[..<secondDot], signature: Data(signature))
     }
 
+    /// Whether a JWT's `nbf` (not before), if it has one, has been reached at `now`, allowing `skew` seconds of
+    /// clock difference. Every JWT Hearth accepts is checked with this, besides its `exp` and `iat`.
+    public static func hasStarted(_ payload: [String: JSONValue], now: Date, skew: TimeInterval) -> Bool {
+        guard let value = payload["nbf"] else { return true }
+        guard let nbf = value.doubleValue else { return false }
+        return nbf <= now.timeIntervalSince1970 + skew
+    }
+
     /// Whether `parsed` carries a valid RS256 signature by `key`.
     public static func verifyRS256(_ parsed: Parsed, key: _RSA.Signing.PublicKey) -> Bool {
         let digest = SHA256.hash(data: Data(parsed.signingInput.utf8))

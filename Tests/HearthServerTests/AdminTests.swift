@@ -123,13 +123,31 @@ struct AdminAuthenticationTests {
             let now = h.clock.authClock.now()
             let email = JSONValue.string(account.key.clientEmail)
             let path = "/v1/projects/\(h.projectID)/accounts:batchGet"
-            let good = try account.sign(["iss": email, "sub": email, "aud": "https://hearth.example/"], now: now)
-            #expect(try await c.admin(path, token: good, method: .get).status == 200)
+            let toolkit: JSONValue = "https://identitytoolkit.googleapis.com/"
+            let accepted = [
+                try account.sign(["iss": email, "sub": email, "aud": toolkit], now: now),
+                try account.sign(
+                    ["iss": email, "sub": email, "scope": "openid https://www.googleapis.com/auth/cloud-platform"],
+                    now: now),
+            ]
+            for token in accepted { #expect(try await c.admin(path, token: token, method: .get).status == 200) }
             let refused = [
-                try account.sign(["iss": email, "sub": "x@y", "aud": "https://hearth.example/"], now: now),
+                // Signed by the same key, but made for something else: a custom token an end user holds, a grant
+                // assertion for the token endpoint, another service, an audience-less token without a scope.
+                try account.customToken(uid: "end-user", now: now),
+                try account.customToken(uid: "end-user", claims: ["admin": true], now: now),
+                try account.sign(["iss": email, "sub": email, "aud": "http://127.0.0.1:9099/oauth2/token"], now: now),
+                try account.sign(["iss": email, "sub": email, "aud": "https://hearth.example/"], now: now),
                 try account.sign(["iss": email, "sub": email], now: now),
-                try account.sign(["iss": email, "sub": email, "aud": "a"], now: now, lifetime: 7200),
-                try account.sign(["iss": email, "sub": email, "aud": "a"], now: now.addingTimeInterval(-3700)),
+                try account.sign(["iss": email, "sub": email, "scope": "https://www.googleapis.com/auth/userinfo.email"], now: now),
+                try account.sign(["iss": email, "sub": email, "aud": toolkit, "uid": "someone"], now: now),
+                // Wrong subject, over an hour long, expired, not valid yet.
+                try account.sign(["iss": email, "sub": "x@y", "aud": toolkit], now: now),
+                try account.sign(["iss": email, "sub": email, "aud": toolkit], now: now, lifetime: 7200),
+                try account.sign(["iss": email, "sub": email, "aud": toolkit], now: now.addingTimeInterval(-3700)),
+                try account.sign(
+                    ["iss": email, "sub": email, "aud": toolkit, "nbf": .number(now.timeIntervalSince1970 + 600)],
+                    now: now),
             ]
             for token in refused { #expect(try await c.admin(path, token: token, method: .get).status == 401) }
         }

@@ -36,9 +36,10 @@ def test_google_auth_obtains_an_access_token_that_admin_routes_accept(hearth):
     assert "sa@example.com" in [u.get("email") for u in listed.json()["users"]]
 
 
-def test_a_self_signed_jwt_is_accepted_as_jwt_access(hearth):
+def test_a_self_signed_jwt_for_identity_toolkit_is_accepted_as_jwt_access(hearth):
     path = hearth.service_account("jwt-access")
-    creds = google_jwt.Credentials.from_service_account_file(path, audience=f"{hearth.base}/")
+    # google-auth's JWT access for the Identity Toolkit API: the service's root URL as audience.
+    creds = google_jwt.Credentials.from_service_account_file(path, audience="https://identitytoolkit.googleapis.com/")
     creds.refresh(google_requests.Request())  # signs locally; no token endpoint
     listed = requests.get(f"{hearth.base}/v1/projects/{PROJECT}/accounts:batchGet", headers=bearer(creds), timeout=10)
     assert listed.status_code == 200, listed.text

@@ -23,6 +23,7 @@ extension AuthEngine {
         let now = clock.now()
         guard key.revokedAt == nil, parsed.payload["iss"]?.stringValue == key.clientEmail,
             let audience = parsed.payload["aud"]?.stringValue, audience.hasSuffix("/token"),
+            parsed.payload["uid"] == nil, parsed.payload["claims"] == nil,
             ServiceAccountTokens.isSigned(parsed, by: key, now: now)
         else {
             throw AuthError(.oauthInvalidGrant, "Invalid JWT Signature, issuer, audience or lifetime.")
@@ -33,8 +34,9 @@ extension AuthEngine {
 
     /// The service account behind an admin bearer token; UNAUTHENTICATED unless it is live and its key has not
     /// been revoked. Two kinds are accepted: access tokens from the token endpoint, and JWTs the service
-    /// account signs itself ("JWT access", Google's AIP-4111: RS256 by the key, `iss` = `sub` = its client e-mail,
-    /// at most an hour long), which google-auth sends for files whose universe is not Google's.
+    /// account signs itself for this API ("JWT access", see `ServiceAccountTokens.isJWTAccess`), which
+    /// google-auth sends for files whose universe is not Google's. Custom tokens and grant assertions, though
+    /// signed by the same key, are refused.
     public func authenticateAdmin(accessToken: String) async throws -> AdminAccessToken {
         let now = clock.now()
         if let access = await serviceAccountTokens.verifyAccessToken(accessToken, now: now),
@@ -42,13 +44,9 @@ extension AuthEngine {
         {
             return access
         }
-        if let parsed = JWS.parse(accessToken),
-            parsed.header["typ"]?.stringValue != ServiceAccountTokens.accessTokenType,
-            let kid = parsed.header["kid"]?.stringValue, let key = try await store.serviceAccountKey(keyID: kid),
-            parsed.payload["iss"]?.stringValue == key.clientEmail,
-            parsed.payload["sub"]?.stringValue == key.clientEmail,
-            parsed.payload["aud"] != nil || parsed.payload["scope"] != nil,
-            ServiceAccountTokens.isSigned(parsed, by: key, now: now), let exp = parsed.payload["exp"]?.doubleValue
+        if let parsed = JWS.parse(accessToken), let kid = parsed.header["kid"]?.stringValue,
+            let key = try await store.serviceAccountKey(keyID: kid),
+            ServiceAccountTokens.isJWTAccess(parsed, by: key, now: now), let exp = parsed.payload["exp"]?.doubleValue
         {
             return AdminAccessToken(
                 keyID: key.keyID, clientEmail: key.clientEmail, projectID: key.projectID,

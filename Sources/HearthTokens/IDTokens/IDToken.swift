@@ -130,7 +130,9 @@ public struct IDTokenService: Sendable {
             let uid = p["sub"]?.stringValue, !uid.isEmpty,
             let iat = p["iat"]?.doubleValue, let exp = p["exp"]?.doubleValue
         else { throw AuthError(.invalidIDToken) }
-        if iat > now.timeIntervalSince1970 + clockSkew { throw AuthError(.invalidIDToken) }
+        if iat > now.timeIntervalSince1970 + clockSkew || !JWS.hasStarted(p, now: now, skew: clockSkew) {
+            throw AuthError(.invalidIDToken)
+        }
         if exp <= now.timeIntervalSince1970 { throw AuthError(.tokenExpired) }
         let authTime = p["auth_time"]?.doubleValue ?? iat
         return VerifiedIDToken(

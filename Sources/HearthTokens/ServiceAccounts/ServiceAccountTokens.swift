@@ -48,6 +48,40 @@ public struct ServiceAccountTokens: Sendable {
         else { return false }
         let t = now.timeIntervalSince1970
         return iat <= t + 60 && exp > t - 60 && exp - iat <= maxAssertionLifetime
+            && JWS.hasStarted(parsed.payload, now: now, skew: 60)
+    }
+
+    /// Audiences of a self-signed JWT made for the Identity Toolkit API: google-auth's JWT access uses the
+    /// service's root URL (`https://identitytoolkit.googleapis.com/`) when no scopes are given.
+    public static let jwtAccessAudiences: Set<String> = [
+        "https://identitytoolkit.googleapis.com/", "https://identitytoolkit.googleapis.com",
+    ]
+    /// OAuth scopes that grant the Identity Toolkit API; google-auth puts them in `scope` (space-separated)
+    /// instead of an audience when the credentials were made with scopes, as the Admin SDKs make them.
+    public static let adminScopes: Set<String> = [
+        "https://www.googleapis.com/auth/identitytoolkit", "https://www.googleapis.com/auth/firebase",
+        "https://www.googleapis.com/auth/cloud-platform",
+    ]
+
+    /// Whether `parsed` is a self-signed "JWT access" token of `key` meant for this API (Google's AIP-4111):
+    /// RS256 by the key, `iss` = `sub` = its client e-mail, at most an hour long, and either an Identity Toolkit
+    /// audience or, with no audience at all, an admin scope. Everything else the key signs is refused even
+    /// though the signature is good: a custom token (Firebase's custom-token audience, `uid`, `claims`) is
+    /// handed to end users' devices, and a JWT-bearer grant assertion (audience: a token endpoint) is only for
+    /// the token endpoint; either accepted here would make its holder an administrator.
+    public static func isJWTAccess(_ parsed: JWS.Parsed, by key: ServiceAccountKey, now: Date) -> Bool {
+        let p = parsed.payload
+        guard parsed.header["typ"]?.stringValue != accessTokenType,
+            p["iss"]?.stringValue == key.clientEmail, p["sub"]?.stringValue == key.clientEmail,
+            p["uid"] == nil, p["claims"] == nil
+        else { return false }
+        if let audience = p["aud"] {
+            guard let audience = audience.stringValue, jwtAccessAudiences.contains(audience) else { return false }
+        } else {
+            let scopes = (p["scope"]?.stringValue ?? "").split(separator: " ").map(String.init)
+            guard scopes.contains(where: adminScopes.contains) else { return false }
+        }
+        return isSigned(parsed, by: key, now: now)
     }
 
     public func mintAccessToken(for key: ServiceAccountKey, now: Date) throws -> String {
@@ -76,7 +110,7 @@ public struct ServiceAccountTokens: Sendable {
             p["aud"]?.stringValue == Self.adminAudience,
             let keyID = p["key_id"]?.stringValue, let email = p["sub"]?.stringValue,
             let project = p["project_id"]?.stringValue, let exp = p["exp"]?.doubleValue,
-            exp > now.timeIntervalSince1970
+            exp > now.timeIntervalSince1970, JWS.hasStarted(p, now: now, skew: 60)
         else { return nil }
         return AdminAccessToken(
             keyID: keyID, clientEmail: email, projectID: project, expiresAt: Date(timeIntervalSince1970: exp))
