@@ -76,6 +76,12 @@ public final class AuthEngine: Sendable {
     /// `validSince` and JWT times have whole-second precision.
     func nowSecond() -> Date { Date(timeIntervalSince1970: Double(clock.now().secondsSince1970)) }
 
+    /// Ends every refresh-token family `uid` has now. Moving `validSince` alone is not enough: it has whole
+    /// seconds, so a session started in the same second as a password change would outlive it.
+    func endSessions(of uid: String, projectID: String) async throws {
+        try await store.revokeRefreshFamilies(projectID: projectID, uid: uid, reason: .revoked, at: clock.now())
+    }
+
     // MARK: Sessions
 
     /// Starts a refresh-token family for `user` and mints its first ID token.
@@ -154,17 +160,49 @@ public final class AuthEngine: Sendable {
     // MARK: Abuse limits
 
     /// Counts one event against `key` and fails once more than `limit` happened in the window. 0 disables.
+    /// Emulator mode has no limits at all, as the Firebase Auth Emulator has none.
     func consumeLimit(_ key: String, limit: Int, windowSeconds: Int) async throws {
-        guard limit > 0 else { return }
+        guard limit > 0, !isEmulator else { return }
         let count = try await store.incrementCounter(key, windowSeconds: windowSeconds, now: clock.now())
         if count > limit {
-            logger.notice("rate limit reached", metadata: ["key": "\(key)", "count": "\(count)"])
+            // The key's kind only: keys carry e-mail addresses and IPs, which logs keep out.
+            logger.notice("rate limit reached", metadata: ["limit": "\(key.prefix { $0 != ":" })", "count": "\(count)"])
             throw AuthError(.tooManyAttemptsTryLater)
         }
     }
 
-    func isOverLimit(_ key: String, limit: Int, windowSeconds: Int) async throws -> Bool {
-        guard limit > 0 else { return false }
-        return try await store.counter(key, windowSeconds: windowSeconds, now: clock.now()) >= limit
+    /// Reserves one attempt under each `(key, limit)` before the work it guards (a password hash) starts, so that
+    /// limits hold under parallel requests: the store's increment is atomic, and a request that finds a counter
+    /// already at its limit takes its reservations back and is refused. A limit of 0 disables that key.
+    /// The caller settles the returned reservation: `release` it when the attempt turned out not to count.
+    func reserveAttempts(_ limits: [(key: String, limit: Int)], windowSeconds: Int) async throws -> AttemptReservation {
+        let now = clock.now()
+        var reserved: [String] = []
+        for (key, limit) in limits where limit > 0 && !isEmulator {
+            let count = try await store.incrementCounter(key, windowSeconds: windowSeconds, now: now)
+            reserved.append(key)
+            if count > limit {
+                for key in reserved { try await store.decrementCounter(key, windowSeconds: windowSeconds, now: now) }
+                logger.notice("attempt limit reached", metadata: ["limit": "\(key.prefix { $0 != ":" })"])
+                throw AuthError(
+                    .tooManyAttemptsTryLater,
+                    "Access to this account has been temporarily disabled due to many failed login attempts. You can immediately restore it by resetting your password or you can try again later."
+                )
+            }
+        }
+        return AttemptReservation(keys: reserved, windowSeconds: windowSeconds, reservedAt: now)
     }
+
+    func release(_ reservation: AttemptReservation) async throws {
+        for key in reservation.keys {
+            try await store.decrementCounter(key, windowSeconds: reservation.windowSeconds, now: reservation.reservedAt)
+        }
+    }
+}
+
+/// Attempts counted ahead of time by `reserveAttempts`.
+struct AttemptReservation: Sendable {
+    var keys: [String]
+    var windowSeconds: Int
+    var reservedAt: Date
 }

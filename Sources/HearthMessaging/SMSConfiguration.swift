@@ -10,12 +10,15 @@ public struct SMSConfiguration: Sendable, Equatable, Codable {
         case webhook
     }
 
-    public var provider: Provider = .outbox
+    /// Nil when not configured: `--emulator` then uses the development outbox, and a production server sends no
+    /// SMS at all (a code kept in a plaintext outbox would let a reader of the database sign in as anyone).
+    /// `outbox` outside the emulator is an explicit development setting.
+    public var provider: Provider?
     public var twilio: TwilioSMSSender.Configuration?
     public var webhook: WebhookSMSSender.Configuration?
 
     public init(
-        provider: Provider = .outbox, twilio: TwilioSMSSender.Configuration? = nil,
+        provider: Provider? = nil, twilio: TwilioSMSSender.Configuration? = nil,
         webhook: WebhookSMSSender.Configuration? = nil
     ) {
         self.provider = provider
@@ -33,21 +36,25 @@ public struct SMSConfiguration: Sendable, Equatable, Codable {
     /// What is wrong with the configuration, if anything.
     public var problem: String? {
         switch provider {
-        case .outbox: return nil
-        case .twilio:
+        case nil, .outbox?: return nil
+        case .twilio?:
             guard let twilio else { return "sms.provider is twilio but sms.twilio is missing" }
             return twilio.problem
-        case .webhook:
+        case .webhook?:
             guard let webhook else { return "sms.provider is webhook but sms.webhook is missing" }
             return webhook.secret?.isEmpty == false ? nil : "sms.webhook needs a secret (HEARTH_SMS_WEBHOOK_SECRET)"
         }
     }
 
-    public func makeSender(store: AuthStore, logger: Logger) -> SMSSender {
-        switch provider {
-        case .outbox: OutboxSMSSender(store: store, logger: logger)
-        case .twilio: TwilioSMSSender(configuration: twilio!)
-        case .webhook: WebhookSMSSender(configuration: webhook!)
+    /// The provider a server uses: in emulator mode the outbox unless another is configured.
+    public func effectiveProvider(emulator: Bool) -> Provider? { provider ?? (emulator ? .outbox : nil) }
+
+    public func makeSender(store: AuthStore, logger: Logger, emulator: Bool) -> SMSSender {
+        switch effectiveProvider(emulator: emulator) {
+        case nil: UnconfiguredSMSSender()
+        case .outbox?: OutboxSMSSender(store: store, logger: logger)
+        case .twilio?: TwilioSMSSender(configuration: twilio!)
+        case .webhook?: WebhookSMSSender(configuration: webhook!)
         }
     }
 }

@@ -28,6 +28,17 @@ public struct OutboxSMSSender: SMSSender {
     }
 }
 
+/// A production server with no SMS provider configured: it sends nothing and keeps nothing.
+public struct UnconfiguredSMSSender: SMSSender {
+    public init() {}
+    public func send(_ message: OutboxMessage) async throws { throw SMSNotConfigured() }
+}
+
+/// No SMS provider is configured (`sms.provider`).
+public struct SMSNotConfigured: Error, CustomStringConvertible {
+    public var description: String { "no SMS provider is configured (sms.provider)" }
+}
+
 /// A provider refused or failed a message.
 public struct SMSDeliveryError: Error, CustomStringConvertible {
     public let provider: String

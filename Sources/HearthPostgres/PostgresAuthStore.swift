@@ -440,6 +440,12 @@ public final class PostgresAuthStore: AuthStore {
     public func resetCounter(_ key: String) async throws {
         try await query("DELETE FROM counters WHERE key = \(key)")
     }
+
+    public func decrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        try await query(
+            "UPDATE counters SET count = count - 1 WHERE key = \(key) AND window_start = \(start) AND count > 0")
+    }
 }
 
 // MARK: - Federated identities

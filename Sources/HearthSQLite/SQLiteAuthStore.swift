@@ -400,6 +400,14 @@ public final class SQLiteAuthStore: AuthStore {
             try db.run("DELETE FROM counters WHERE key = ?", [key])
         }
     }
+
+    public func decrementCounter(_ key: String, windowSeconds: Int, now: Date) async throws {
+        let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
+        try await pool.write { db in
+            try db.run(
+                "UPDATE counters SET count = count - 1 WHERE key = ? AND window_start = ? AND count > 0", [key, start])
+        }
+    }
 }
 
 // MARK: - Federated identities

@@ -643,6 +643,53 @@ struct AuthStoreConformance {
     }
 
     @Test(arguments: Backend.available)
+    func decrementingTakesBackOneWithinTheWindowAndNeverGoesBelowZero(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let now = Fixture.t0
+            _ = try await store.incrementCounter("k", windowSeconds: 60, now: now)
+            _ = try await store.incrementCounter("k", windowSeconds: 60, now: now)
+            try await store.decrementCounter("k", windowSeconds: 60, now: now)
+            #expect(try await store.counter("k", windowSeconds: 60, now: now) == 1)
+            try await store.decrementCounter("k", windowSeconds: 60, now: now)
+            try await store.decrementCounter("k", windowSeconds: 60, now: now)
+            try await store.decrementCounter("missing", windowSeconds: 60, now: now)
+            #expect(try await store.counter("k", windowSeconds: 60, now: now) == 0)
+            // A reservation made in an earlier window does not dent the next one.
+            let next = now.addingTimeInterval(60)
+            _ = try await store.incrementCounter("k", windowSeconds: 60, now: next)
+            try await store.decrementCounter("k", windowSeconds: 60, now: now)
+            #expect(try await store.counter("k", windowSeconds: 60, now: next) == 1)
+        }
+    }
+
+    /// Attempt limits reserve with `incrementCounter` before the work and take the reservation back when over the
+    /// limit: of many parallel reservations from two processes, exactly `limit` may stand.
+    @Test(arguments: Backend.available)
+    func parallelReservationsFromTwoProcessesNeverExceedTheLimit(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let other = try await openAnother()
+            let now = Fixture.t0
+            let limit = 4
+            let granted = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<30 {
+                    let s = i % 2 == 0 ? store : other
+                    group.addTask {
+                        let count = try await s.incrementCounter("attempts", windowSeconds: 900, now: now)
+                        if count > limit {
+                            try await s.decrementCounter("attempts", windowSeconds: 900, now: now)
+                            return false
+                        }
+                        return true
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(granted == limit)
+            #expect(try await store.counter("attempts", windowSeconds: 900, now: now) == limit)
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func resettingACounterStartsItAgain(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
             let now = Fixture.t0

@@ -1,8 +1,11 @@
+import Foundation
 /// E-mail validation and the canonical form Hearth stores.
 public enum EmailAddress {
     /// Lower-cased, trimmed form of a valid address, or INVALID_EMAIL.
     public static func normalize(_ raw: String) throws(AuthError) -> String {
-        let email = raw.trimmingWhitespace().lowercased()
+        // NFC first: "é" typed as one scalar or as "e" + combining accent is one address, and uniqueness is
+        // decided on the stored bytes.
+        let email = raw.trimmingWhitespace().precomposedStringWithCanonicalMapping.lowercased()
         guard isValid(email) else { throw AuthError(.invalidEmail) }
         return email
     }

@@ -17,8 +17,21 @@ public struct PasswordPolicy: Sendable, Equatable, Codable {
         maxLength = try c.decode(.maxLength, default: 4096)
     }
 
+    /// The one size rule for every password Hearth hashes (sign-up, update, reset, admin writes, sign-in), in
+    /// UTF-8 bytes and checked before hashing: a password within `maxLength` characters can still be megabytes of
+    /// combining marks, and what one path accepts another must not refuse.
+    public static let maxBytes = 4 * 4096
+
+    /// Whether `password` is small enough to hash at all (`maxBytes`).
+    public static func isHashable(_ password: String) -> Bool { password.utf8.count <= maxBytes }
+
     /// Throws the error Firebase gives for a password this policy refuses.
     public func check(_ password: String) throws(AuthError) {
+        guard Self.isHashable(password) else {
+            throw AuthError(
+                .passwordDoesNotMeetRequirements,
+                "Missing password requirements: [Password may contain at most \(Self.maxBytes) bytes]")
+        }
         let length = password.count
         if length < minLength {
             throw AuthError(.weakPassword, "Password should be at least \(minLength) characters")

@@ -157,6 +157,7 @@ extension AuthEngine {
             user.emailVerified = true
             user.validSince = nowSecond()
             try await save(&user)
+            try await endSessions(of: user.uid, projectID: projectID)
         }
         logger.info("password reset by e-mail link", metadata: ["project": "\(projectID)", "email": "\(used.email)"])
         return (used.kind, used.email, nil)
@@ -181,6 +182,7 @@ extension AuthEngine {
             }
             user.emailVerified = true
             try await save(&user)
+            if used.newEmail != nil { try await endSessions(of: user.uid, projectID: projectID) }
             logger.info("e-mail address confirmed", metadata: ["project": "\(projectID)", "uid": "\(user.uid)"])
             return user
         }

@@ -29,6 +29,9 @@ extension AuthEngine {
     /// WEAK_PASSWORD, then the ID token.
     public func signUp(_ request: SignUpRequest, origin: RequestOrigin) async throws -> AccountResult {
         let project = origin.project
+        // Counted before anything is looked up, so an IP over its limit learns nothing (not even EMAIL_EXISTS).
+        try await consumeLimit(
+            "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour, windowSeconds: 3600)
         let anonymous = request.email == nil && request.password == nil && request.idToken.nonEmpty == nil
         if anonymous {
             return try await createUser(email: nil, password: nil, displayName: nil, origin: origin)
@@ -72,8 +75,6 @@ extension AuthEngine {
         -> AccountResult
     {
         let project = origin.project
-        try await consumeLimit(
-            "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour, windowSeconds: 3600)
         let hash = try await password.asyncMap { try await hasher.hash($0).encoded }
         let now = clock.now()
         let user = UserRecord(

@@ -82,6 +82,7 @@ extension AuthEngine {
         }
         try await save(&user)
         if changesCredentials {
+            try await endSessions(of: user.uid, projectID: user.projectID)
             logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
             let provider = newPassword != nil ? ProviderID.password : (token.signInProvider ?? ProviderID.password)
             tokens = try await startSession(for: user, provider: provider, origin: origin)

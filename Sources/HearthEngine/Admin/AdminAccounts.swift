@@ -134,9 +134,13 @@ extension AuthEngine {
             guard var user = try await store.user(projectID: project.projectID, uid: uid) else {
                 throw AuthError(.userNotFound)
             }
+            // A new password or address, disabling, or an explicit validSince (the Admin SDKs'
+            // revokeRefreshTokens) ends every session that exists now.
+            var endsSessions = hash != nil || r.disabled == true || r.validSince != nil
             if let email, email != user.email {
                 user.email = email
                 user.emailVerified = false
+                endsSessions = true
             }
             if let hash {
                 user.passwordHash = hash
@@ -152,6 +156,7 @@ extension AuthEngine {
             if let validSince = r.validSince { user.validSince = Date(timeIntervalSince1970: Double(validSince)) }
             user.delete(attributes: r.deleteAttributes, providers: r.deleteProviders)
             try await save(&user)
+            if endsSessions { try await endSessions(of: uid, projectID: project.projectID) }
             logger.info("account updated by admin", metadata: ["project": "\(project.projectID)", "uid": "\(uid)"])
             return user
         }

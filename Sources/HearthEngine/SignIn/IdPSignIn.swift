@@ -151,7 +151,8 @@ extension AuthEngine {
             let recycled = holder.providers.contains {
                 $0.providerID == identity.providerID && $0.rawID != identity.rawID
             }
-            if !holder.emailVerified {
+            let takesOver = !holder.emailVerified
+            if takesOver {
                 // Whoever set the password never proved the address; the provider has. The provider's user takes
                 // the account over: the password, phone and other links go, and every earlier session ends.
                 holder.passwordHash = nil
@@ -170,6 +171,7 @@ extension AuthEngine {
             if let photo = identity.photoURL { holder.photoURL = photo }
             holder.lastLoginAt = clock.now()
             try await save(&holder)
+            if takesOver { try await endSessions(of: holder.uid, projectID: project.projectID) }
             let tokens = try await startSession(for: holder, provider: identity.providerID, origin: origin)
             return IdPSignInResult(identity: identity, user: holder, tokens: tokens, emailRecycled: recycled)
         }
@@ -267,7 +269,8 @@ extension AuthEngine {
         else { throw AuthError(.invalidPendingToken) }
         let p = parsed.payload
         guard p["typ"]?.stringValue == Self.pendingTokenType, p["aud"]?.stringValue == origin.project.projectID,
-            let exp = p["exp"]?.doubleValue, exp > now.timeIntervalSince1970, let jti = p["jti"]?.stringValue,
+            let exp = p["exp"]?.doubleValue, exp > now.timeIntervalSince1970, JWS.hasStarted(p, now: now, skew: 0),
+            let jti = p["jti"]?.stringValue,
             let provider = p["provider_id"]?.stringValue, let rawID = p["raw_id"]?.stringValue
         else { throw AuthError(.invalidPendingToken) }
         guard

@@ -25,25 +25,20 @@ extension AuthEngine {
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(rawEmail)
         guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }
-        // No password policy allows more than 4096 characters; refusing longer ones before hashing keeps
-        // a megabyte-sized "password" from costing a megabyte-sized hash.
-        if password.utf8.count > 4 * 4096 {
+        // No stored password is longer (every path that sets one checks the same size), and refusing before
+        // hashing keeps a megabyte-sized "password" from costing a megabyte-sized hash.
+        if !PasswordPolicy.isHashable(password) {
             throw AuthError(project.emailEnumerationProtection ? .invalidLoginCredentials : .invalidPassword)
         }
 
+        // Reserved before the hash and kept only for a wrong password, so N parallel guesses against a
+        // limit of L check at most L passwords.
         let limits = project.rateLimits
-        let accountKey = "pwfail:acct:\(project.projectID):\(email)"
-        let ipKey = "pwfail:ip:\(origin.clientIP ?? "-")"
-        let window = limits.failedPasswordWindowSeconds
-        let accountLocked = try await isOverLimit(
-            accountKey, limit: limits.failedPasswordsPerAccount, windowSeconds: window)
-        let ipLocked = try await isOverLimit(ipKey, limit: limits.failedPasswordsPerIP, windowSeconds: window)
-        if accountLocked || ipLocked {
-            throw AuthError(
-                .tooManyAttemptsTryLater,
-                "Access to this account has been temporarily disabled due to many failed login attempts. You can immediately restore it by resetting your password or you can try again later."
-            )
-        }
+        let reservation = try await reserveAttempts(
+            [
+                ("pwfail:acct:\(project.projectID):\(email)", limits.failedPasswordsPerAccount),
+                ("pwfail:ip:\(origin.clientIP ?? "-")", limits.failedPasswordsPerIP),
+            ], windowSeconds: limits.failedPasswordWindowSeconds)
 
         let user = try await store.user(projectID: project.projectID, email: email)
         // Without enumeration protection Firebase reports a disabled account before checking the password;
@@ -51,15 +46,10 @@ extension AuthEngine {
         if !project.emailEnumerationProtection, user?.disabled == true { throw AuthError(.userDisabled) }
         let stored = user?.passwordHash.flatMap(PasswordHash.init(encoded:))
         guard try await hasher.verify(password, against: stored), var user, let stored else {
-            if limits.failedPasswordsPerAccount > 0 {
-                _ = try await store.incrementCounter(accountKey, windowSeconds: window, now: clock.now())
-            }
-            if limits.failedPasswordsPerIP > 0 {
-                _ = try await store.incrementCounter(ipKey, windowSeconds: window, now: clock.now())
-            }
             if project.emailEnumerationProtection { throw AuthError(.invalidLoginCredentials) }
             throw AuthError(user?.passwordHash == nil ? .emailNotFound : .invalidPassword)
         }
+        try await release(reservation)
         if user.disabled { throw AuthError(.userDisabled) }
 
         let now = clock.now()
