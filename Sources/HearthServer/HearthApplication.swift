@@ -2,14 +2,20 @@ import HearthCore
 import HearthEngine
 import HearthTokens
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 
 /// The HTTP face of Hearth: routes and middleware over an `AuthEngine`.
 public enum HearthApplication {
     /// The router with every route and middleware; tests drive it without a socket. An engine in emulator mode
     /// (`AuthEngine.isEmulator`) also gets the Firebase emulator's development routes (`/emulator/v1/…`).
-    public static func router(engine: AuthEngine, publicKeyCacheSeconds: Int = 3600) -> Router<HearthRequestContext> {
+    public static func router(engine: AuthEngine, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init())
+        -> Router<HearthRequestContext>
+    {
         let router = Router(context: HearthRequestContext.self)
+        router.add(middleware: HTTPHygieneMiddleware())
+        router.add(middleware: ClientAddressMiddleware(trusted: http.trustedNetworks))
         // Every request at debug level (HEARTH_LOG_LEVEL=debug); account events are logged at info by the engine.
         router.add(middleware: LogRequestsMiddleware(.debug))
         router.add(middleware: ErrorEnvelopeMiddleware())
@@ -25,13 +31,22 @@ public enum HearthApplication {
     }
 
     /// A server listening on `host:port` (port 0: any free port, reported to `onServerRunning`).
+    /// `http` bounds connections: idle and request timeouts, and at most `maxConnections` at once (further
+    /// clients wait in the accept queue rather than costing descriptors).
     public static func make(
-        engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),
+        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds),
-            configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
+        let requestTimeout = TimeAmount.seconds(Int64(http.requestTimeoutSeconds))
+        return Application(
+            router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds, http: http),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)],
+                    idleTimeout: .seconds(Int64(http.idleTimeoutSeconds)))),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "hearth",
+                availableConnectionsDelegate: MaximumAvailableConnections(http.maxConnections, logger: logger)),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
     }

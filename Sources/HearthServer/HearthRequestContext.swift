@@ -5,10 +5,14 @@ import NIOCore
 public struct HearthRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    /// The client's IP address for abuse limits: the socket's peer, or what a trusted proxy says it forwarded for
+    /// (`ClientAddressMiddleware`).
+    public var clientIP: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        clientIP = remoteAddress?.ipAddress
     }
 
     /// Identity Toolkit bodies are small; batch imports are the largest and stay well under this.

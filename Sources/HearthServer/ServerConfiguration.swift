@@ -27,13 +27,15 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var sms: SMSConfiguration = .init()
     /// reCAPTCHA for projects with `phone.appVerification: "recaptcha"`.
     public var recaptcha: RecaptchaVerifier.Configuration = .init()
+    /// Connection limits and timeouts, and the reverse proxies trusted to name the client.
+    public var http: HTTPSettings = .init()
     public var projects: [ProjectConfig] = []
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, recaptcha, projects
+            sqliteDurability, logLevel, sms, recaptcha, http, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -52,6 +54,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         logLevel = try c.decode(.logLevel, default: d.logLevel)
         sms = try c.decode(.sms, default: d.sms)
         recaptcha = try c.decode(.recaptcha, default: d.recaptcha)
+        http = try c.decode(.http, default: d.http)
         projects = try c.decode(.projects, default: d.projects)
     }
 
@@ -74,6 +77,9 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let v = env["HEARTH_PROJECT"] { defaultProject = v }
         if let v = env["HEARTH_LOG_LEVEL"] { logLevel = v }
         sms.applyEnvironment(env)
+        if let v = env["HEARTH_TRUSTED_PROXIES"] {
+            http.trustedProxies = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         if let v = env["HEARTH_RECAPTCHA_SECRET"], !v.isEmpty { recaptcha.secret = v }
         if let v = env["HEARTH_PASSWORD_HASH_THREADS"] {
             guard let n = Int(v) else { throw ConfigurationError("HEARTH_PASSWORD_HASH_THREADS must be a number") }
@@ -91,6 +97,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
             throw ConfigurationError("sqliteDurability must be \"normal\" or \"full\"")
         }
         if let problem = sms.problem { throw ConfigurationError(problem) }
+        if let problem = http.problem { throw ConfigurationError(problem) }
         for p in projects {
             if p.phone.appVerification == .recaptcha, recaptcha.secret?.isEmpty ?? true {
                 throw ConfigurationError(

@@ -27,10 +27,19 @@ struct Runtime {
         if let url = configuration.databaseURL {
             return try await PostgresAuthStore.connect(url: url, logger: logger)
         }
-        try FileManager.default.createDirectory(atPath: configuration.dataDir, withIntermediateDirectories: true)
+        // Only the server's user may read the database (password hashes, sealed keys) whatever the umask: files
+        // SQLite creates later (WAL, shared memory, journals) inherit the mask, existing ones are tightened.
+        umask(0o077)
+        let files = FileManager.default
+        try files.createDirectory(atPath: configuration.dataDir, withIntermediateDirectories: true)
+        try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: configuration.dataDir)
         let path = URL(fileURLWithPath: configuration.dataDir).appendingPathComponent("hearth.sqlite").path
-        return try SQLiteAuthStore(
+        let store = try SQLiteAuthStore(
             path: path, durability: SQLiteAuthStore.Durability(rawValue: configuration.sqliteDurability) ?? .normal)
+        for file in [path, path + "-wal", path + "-shm"] where files.fileExists(atPath: file) {
+            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
+        return store
     }
 
     static func keyRing(_ configuration: ServerConfiguration, store: AuthStore) throws -> SigningKeyRing {
@@ -56,7 +65,7 @@ struct Runtime {
         let engine = AuthEngine(
             store: store, projects: projects, idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: hasher,
-            smsSender: configuration.sms.makeSender(store: store, logger: logger),
+            smsSender: configuration.sms.makeSender(store: store, logger: logger, emulator: emulator),
             recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha), logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }

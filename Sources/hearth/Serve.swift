@@ -15,7 +15,8 @@ struct Serve: AsyncParsableCommand {
 
             Environment: HEARTH_CONFIG, HEARTH_HOST, HEARTH_PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL, \
             HEARTH_PROJECT, HEARTH_KEY_ENCRYPTION_KEY (base64 of 32 bytes; encrypts signing keys at rest), \
-            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL.
+            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL, HEARTH_TRUSTED_PROXIES (comma-separated CIDRs of reverse \
+            proxies whose X-Forwarded-For is believed).
             """)
 
     @OptionGroup var options: ConfigurationOptions
@@ -46,10 +47,15 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         logger.info("store: \(runtime.store.description)")
-        if configuration.sms.provider == .outbox {
-            logger.notice("SMS: development outbox; verification codes are logged, no SMS is sent")
-        } else {
-            logger.info("SMS: \(configuration.sms.provider.rawValue)")
+        switch configuration.sms.effectiveProvider(emulator: emulatorMode) {
+        case nil:
+            logger.warning(
+                "SMS: no provider configured (sms.provider); phone sign-in works for test numbers only, other numbers are refused"
+            )
+        case .outbox?:
+            logger.notice("SMS: development outbox; verification codes are logged and kept in the store, no SMS is sent")
+        case let provider?:
+            logger.info("SMS: \(provider.rawValue)")
         }
         for project in runtime.engine.projects.all {
             if project.apiKeys.isEmpty {
@@ -80,9 +86,14 @@ struct Serve: AsyncParsableCommand {
                 "emulator mode: unsigned tokens, 'Bearer owner' is an admin, /emulator/v1 routes expose codes; never expose this server publicly"
             )
         }
+        var http = configuration.http
+        http.maxConnections = DescriptorLimit.connectionCap(wanted: http.maxConnections, logger: logger)
+        if !http.trustedProxies.isEmpty {
+            logger.info("client addresses taken from X-Forwarded-For behind \(http.trustedProxies.joined(separator: ", "))")
+        }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, logger: logger
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }

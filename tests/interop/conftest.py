@@ -1,4 +1,5 @@
 """Starts the real `hearth` binary on free loopback ports for the interop tests."""
+import json
 import os
 import re
 import shutil
@@ -52,13 +53,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(project: str, *extra: str):
-    """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards."""
+def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None):
+    """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards. `config` is written
+    as the server's config file; `preexec_fn` runs in the child before it starts (resource limits)."""
     data_dir = tempfile.mkdtemp(prefix="hearth-interop-")
+    if config is not None:
+        config_path = os.path.join(tempfile.mkdtemp(prefix="hearth-config-"), "hearth.json")
+        with open(config_path, "w") as f:
+            json.dump(config, f)
+        extra = (*extra, "--config", config_path)
     proc = subprocess.Popen(
         [BINARY, "serve", "--port", str(free_port()), "--data-dir", data_dir, "--project", project, *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=preexec_fn,
     )
+    hearth_proc = proc
     port = None
     deadline = time.time() + 60
     lines = []
@@ -76,7 +84,9 @@ def start(project: str, *extra: str):
     # Keep draining the log so the server never blocks on a full pipe.
     drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=subprocess.DEVNULL)
     try:
-        yield Hearth(port, data_dir, project)
+        server = Hearth(port, data_dir, project)
+        server.process = hearth_proc
+        yield server
     finally:
         proc.terminate()
         proc.wait(timeout=10)

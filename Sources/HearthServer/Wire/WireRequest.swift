@@ -39,13 +39,21 @@ public struct WireRequest: Sendable {
         }
         for item in request.uri.queryParameters where item.key != "key" {
             let key = camelCase(String(item.key))
+            // Query strings end up in proxy and access logs: a POST's credentials count only from its body.
+            if request.method != .get && credentialFields.contains(key) { continue }
             if fields[key] == nil { fields[key] = .string(String(item.value)) }
         }
         let apiKey =
             request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
         return WireRequest(
-            fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.remoteAddress?.ipAddress)
+            fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.clientIP)
     }
+
+    /// Fields that prove who the caller is; never read from a POST's query string.
+    static let credentialFields: Set<String> = [
+        "password", "newPassword", "idToken", "refreshToken", "oobCode", "code", "sessionInfo", "temporaryProof",
+        "pendingToken", "token", "postBody", "assertion", "mfaPendingCredential",
+    ]
 
     /// Whether the content type is form-urlencoded, compared without allocating a lower-cased copy.
     static func isForm(_ contentType: String?) -> Bool {
