@@ -13,7 +13,7 @@ import Testing
 struct HearthAdminSDKTests {
     /// Runs `body` with a live server and an SDK holding a fresh service account of the harness's project.
     func withAdmin(_ h: Harness, _ body: @Sendable @escaping (HearthAdmin, Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: h.engine))
+        let app = Application(router: HearthApplication.router(engine: h.engine), logger: testLogger)
         defer { try? FileManager.default.removeItem(at: h.directory) }
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -28,7 +28,7 @@ struct HearthAdminSDKTests {
     }
 
     @Test func verifiesIDTokensWithPublishedKeysAndChecksRevocation() async throws {
-        let h = try await Harness()
+        let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in
             let session = try await c.signUp(email: "ada@example.com", password: "secret1")
             let idToken = try #require(session.string("idToken"))
@@ -64,7 +64,7 @@ struct HearthAdminSDKTests {
     }
 
     @Test func mintsCustomTokensTheServerAccepts() async throws {
-        let h = try await Harness()
+        let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in
             let token = try admin.createCustomToken(uid: "naver:7", claims: ["plan": "pro"])
             let reply = try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(token)])
@@ -76,7 +76,7 @@ struct HearthAdminSDKTests {
     }
 
     @Test func managesUsersThroughTheAdminAPI() async throws {
-        let h = try await Harness()
+        let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in
             let created = try await admin.users.create(uid: "sdk-1", email: "sdk@example.com", password: "secret1")
             #expect(created.uid == "sdk-1" && created.email == "sdk@example.com")
@@ -96,7 +96,7 @@ struct HearthAdminSDKTests {
     }
 
     @Test func theMiddlewareLetsOnlyHearthUsersThrough() async throws {
-        let h = try await Harness()
+        let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in
             let idToken = try #require(
                 try await c.signUp(email: "mw@example.com", password: "secret1").string("idToken"))
@@ -104,7 +104,7 @@ struct HearthAdminSDKTests {
             let router = Router(context: UserContext.self)
             router.add(middleware: HearthAuthMiddleware(admin: admin))
             router.get("/me") { _, context in context.hearthUser?.uid ?? "nobody" }
-            let app = Application(router: router)
+            let app = Application(router: router, logger: testLogger)
             try await app.test(.router) { client in
                 try await client.execute(uri: "/me", method: .get) { #expect($0.status == .unauthorized) }
                 try await client.execute(uri: "/me", method: .get, headers: [.authorization: "Bearer nope"]) {

@@ -8,16 +8,36 @@ import HearthServer
 import HearthStore
 import HearthTokens
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import Synchronization
 import Testing
 
-/// A clock tests move by hand.
+/// Test output shows failures, not the engine's account events: warnings and up, unless HEARTH_TEST_LOG_LEVEL
+/// asks for more (`debug`, `info`, …).
+let testLogger: Logger = {
+    var logger = Logger(label: "hearth.engine")
+    logger.logLevel =
+        ProcessInfo.processInfo.environment["HEARTH_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+    return logger
+}()
+
+/// A clock tests move by hand. A `live` one runs with real time (plus what was advanced), for tests whose other
+/// party reads the system clock (HearthAdmin signs with `Date()`), however long the suite makes them wait.
 final class ManualClock: Sendable {
     private let current: Mutex<Date>
-    init(_ start: Date = Date()) { current = Mutex(start) }
+    private let live: Bool
+    init(_ start: Date = Date(), live: Bool = false) {
+        current = Mutex(live ? Date(timeIntervalSince1970: 0) : start)
+        self.live = live
+    }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var authClock: AuthClock { AuthClock { self.current.withLock { $0 } } }
+    var authClock: AuthClock {
+        AuthClock {
+            let base = self.current.withLock { $0 }
+            return self.live ? Date().addingTimeInterval(base.timeIntervalSince1970) : base
+        }
+    }
 }
 
 /// A complete Hearth (SQLite in a temp dir, real keys, real hashing at test cost) behind its router.
@@ -34,14 +54,14 @@ struct Harness {
 
     init(
         smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
-        providerTimeout: Duration = .seconds(60),
+        providerTimeout: Duration = .seconds(60), liveClock: Bool = false,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         store = try SQLiteAuthStore(path: directory.appendingPathComponent("hearth.sqlite").path)
-        clock = ManualClock()
+        clock = ManualClock(live: liveClock)
         projectID = "test-project"
         var project = ProjectConfig(projectID: projectID, apiKeys: [Self.apiKey])
         configure(&project)
@@ -53,12 +73,13 @@ struct Harness {
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
             clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
-            identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock))
+            identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock),
+            logger: testLogger)
     }
 
     /// Runs `body` against the router without a socket.
     func run(_ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: engine))
+        let app = Application(router: HearthApplication.router(engine: engine), logger: testLogger)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }
@@ -143,7 +164,7 @@ func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (S
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
+        onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) }, logger: testLogger)
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await app.run() }
         var iterator = ports.makeAsyncIterator()
