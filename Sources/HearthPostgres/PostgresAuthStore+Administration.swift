@@ -111,6 +111,24 @@ extension PostgresAuthStore {
             ON CONFLICT (project_id) DO UPDATE SET settings = EXCLUDED.settings, updated_at = EXCLUDED.updated_at
             """)
     }
+
+    public func projectSettings(prefix: String) async throws -> [(projectID: String, settings: String)] {
+        let end = StoreSupport.prefixEnd(prefix)
+        return try await query(
+            """
+            SELECT project_id, settings FROM project_settings
+            WHERE project_id COLLATE "C" >= \(prefix) AND project_id COLLATE "C" < \(end)
+            ORDER BY project_id COLLATE "C"
+            """
+        ).map { row in
+            let (id, settings) = try row.decode((String, String).self)
+            return (projectID: id, settings: settings)
+        }
+    }
+
+    public func deleteProjectSettings(projectID: String) async throws -> Bool {
+        try await !query("DELETE FROM project_settings WHERE project_id = \(projectID) RETURNING project_id").isEmpty
+    }
 }
 
 extension PostgresAuthStore {

@@ -203,7 +203,9 @@ public final class PostgresAuthStore: AuthStore {
                 """
                 SELECT t.rotated_at, t.sealed_successor, f.*
                 FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                WHERE t.hash = \(Data(r.presentedHash)) AND f.project_id = \(r.projectID)
+                WHERE t.hash = \(Data(r.presentedHash)) AND (f.project_id = \(r.projectID)
+                  OR (f.project_id COLLATE "C" >= \(r.tenantPrefix)
+                      AND f.project_id COLLATE "C" < \(StoreSupport.prefixEnd(r.tenantPrefix))))
                 FOR UPDATE OF t
                 """)
             guard let row = rows.first?.makeRandomAccess() else { return .unknown }

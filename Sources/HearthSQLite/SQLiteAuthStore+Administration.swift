@@ -124,6 +124,24 @@ extension SQLiteAuthStore {
                 """, [projectID, settings, at.millisecondsSince1970])
         }
     }
+
+    public func projectSettings(prefix: String) async throws -> [(projectID: String, settings: String)] {
+        try await pool.read { db in
+            // A range rather than LIKE, so `_` and `%` in ids mean themselves and the primary key index is used.
+            try Row.fetchAll(
+                db,
+                sql: "SELECT project_id, settings FROM project_settings WHERE project_id >= ? AND project_id < ? ORDER BY project_id",
+                arguments: [prefix, StoreSupport.prefixEnd(prefix)]
+            ).map { (projectID: $0["project_id"], settings: $0["settings"]) }
+        }
+    }
+
+    public func deleteProjectSettings(projectID: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.run("DELETE FROM project_settings WHERE project_id = ?", [projectID])
+            return db.changesCount > 0
+        }
+    }
 }
 
 extension SQLiteAuthStore {

@@ -155,8 +155,11 @@ public final class SQLiteAuthStore: AuthStore {
                         SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
                           f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims
                         FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                        WHERE t.hash = ? AND f.project_id = ?
-                        """), arguments: [Data(r.presentedHash), r.projectID])
+                        WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
+                        """),
+                arguments: [
+                    Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
+                ])
             guard let row else { return .unknown }
             var family = Self.family(from: row)
             family.extraClaims = row[10]

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// One sign-in session: the chain of refresh tokens that descend from one sign-in.
 ///
@@ -42,7 +43,8 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
 /// A request to use a refresh token.
 ///
 /// The rules, applied in one transaction:
-/// - unknown hash, or a token of another project → `.unknown` (nothing changes);
+/// - unknown hash, or a token of another project → `.unknown` (nothing changes); a token of one of the project's
+///   tenants belongs to the project (clients refresh without naming the tenant, as with Firebase);
 /// - revoked family → `.revoked`;
 /// - `rotate == false` → `.kept` (the same token stays valid);
 /// - the family's current token → the successor is stored, the presented token remembers it
@@ -53,6 +55,8 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
 public struct RefreshRotation: Sendable {
     /// The project the request came in for; a token of another project is unknown here.
     public var projectID: String
+    /// Scope keys of the project's tenants start with this.
+    public var tenantPrefix: String { TenantScope.tenantPrefix(of: projectID) }
     public var presentedHash: [UInt8]
     public var successorHash: [UInt8]
     /// The successor token encrypted under a key derived from the presented token.

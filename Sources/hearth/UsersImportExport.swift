@@ -20,6 +20,7 @@ struct UsersImport: AsyncParsableCommand {
 
     @Argument(help: "The export file.") var file: String
     @Option(help: "json or csv (default: from the file name).") var format: UserExportFormat?
+    @Option(help: "Import into this tenant of the project (Identity Platform multi-tenancy).") var tenant: String?
     @Option(
         help:
             "SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF_SHA1, PBKDF2_SHA256, HMAC_SHA512/256/SHA1/MD5, MD5, SHA1, SHA256, SHA512."
@@ -96,7 +97,7 @@ struct UsersImport: AsyncParsableCommand {
                 let slice = Array(users[done..<min(done + batchSize, users.count)])
                 let errors = try await importer.importBatch(
                     UserImportRequest(users: slice, hash: hash, allowOverwrite: allowOverwrite),
-                    projectID: configuration.defaultProject)
+                    projectID: TenantScope.key(project: configuration.defaultProject, tenant: tenant))
                 failures += errors.map { (slice[$0.index].localID ?? "#\(done + $0.index)", $0.message) }
                 done += slice.count
                 progress.update(done)
@@ -133,12 +134,13 @@ struct UsersExport: AsyncParsableCommand {
     @OptionGroup var options: ConfigurationOptions
     @Argument(help: "The file to write (refuses to overwrite one).") var file: String
     @Option(help: "json or csv (default: from the file name).") var format: UserExportFormat?
+    @Option(help: "Export this tenant's users instead of the project's own.") var tenant: String?
 
     func run() async throws {
         guard !FileManager.default.fileExists(atPath: file) else { throw CommandFailure("\(file) exists") }
         let configuration = try options.resolve()
         let store = try await Runtime.openStore(configuration, logger: Runtime.logger(configuration))
-        let projectID = configuration.defaultProject
+        let projectID = TenantScope.key(project: configuration.defaultProject, tenant: tenant)
         let total = try await store.countUsers(projectID: projectID)
         var progress = ProgressBar(total: total, label: "users")
         var users: [UserRecord] = []

@@ -135,6 +135,37 @@ struct AdministrationConformance {
     }
 
     @Test(arguments: Backend.available)
+    func listsAndDeletesATenantsSettingsByPrefix(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            for id in ["p1", "p1/tenants/b", "p1/tenants/a", "p10/tenants/x", "p1/tenantsX", "p2/tenants/a"] {
+                try await store.saveProjectSettings(projectID: id, settings: #"{"id":"\#(id)"}"#, at: Fixture.t0)
+            }
+            let found = try await store.projectSettings(prefix: "p1/tenants/")
+            #expect(found.map(\.projectID) == ["p1/tenants/a", "p1/tenants/b"])
+            #expect(found.first?.settings == #"{"id":"p1/tenants/a"}"#)
+            #expect(try await store.deleteProjectSettings(projectID: "p1/tenants/a"))
+            #expect(try await !store.deleteProjectSettings(projectID: "p1/tenants/a"))
+            #expect(try await store.projectSettings(prefix: "p1/tenants/").map(\.projectID) == ["p1/tenants/b"])
+        }
+    }
+
+    /// Clients refresh without naming a tenant: a token of one of the project's tenants rotates under the project,
+    /// but not under another project whose id merely starts the same way.
+    @Test(arguments: Backend.available)
+    func aTenantsRefreshTokenRotatesUnderItsProject(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var family = Fixture.family("f1")
+            family.projectID = "p1/tenants/acme"
+            try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", project: "p")) == .unknown)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", project: "p1/tenants/other")) == .unknown)
+            guard case .rotated(let rotated) = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2"))
+            else { Issue.record("not rotated"); return }
+            #expect(rotated.projectID == "p1/tenants/acme")
+        }
+    }
+
+    @Test(arguments: Backend.available)
     func keepsASessionsExtraClaimsThroughRotation(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
             var family = Fixture.family("f1")

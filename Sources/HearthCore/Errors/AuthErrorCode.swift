@@ -64,6 +64,9 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case claimsTooLarge = "CLAIMS_TOO_LARGE"
     case invalidTenantID = "INVALID_TENANT_ID"
     case tenantIDMismatch = "TENANT_ID_MISMATCH"
+    case tenantNotFound = "TENANT_NOT_FOUND"
+    case projectDisabled = "PROJECT_DISABLED"
+    case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
 
     // Admin: batches, imports, session cookies
     case missingUserAccount = "MISSING_USER_ACCOUNT"
@@ -122,7 +125,7 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .missingAPIKey, .permissionDenied: 403
         case .unauthenticated: 401
-        case .notFound, .configurationNotFound: 404
+        case .notFound, .configurationNotFound, .tenantNotFound: 404
         case .methodNotAllowed: 405
         case .payloadTooLarge: 413
         case .internalError: 500

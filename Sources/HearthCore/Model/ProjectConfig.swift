@@ -23,6 +23,13 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var emailActionURL: String
     /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
     public var federation: FederationSettings = .init()
+    /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
+    /// (`TenantScope`), which is how the store keeps the tenant's users apart.
+    public var tenant: Tenant?
+
+    /// The Firebase project: what tokens name as audience and issuer, and admin paths as `{project}`.
+    public var firebaseProjectID: String { TenantScope.split(projectID).project }
+    public var tenantID: String? { tenant?.tenantID }
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),

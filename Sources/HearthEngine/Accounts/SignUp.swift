@@ -33,6 +33,11 @@ extension AuthEngine {
         try await consumeLimit(
             "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour, windowSeconds: 3600)
         let anonymous = request.email == nil && request.password == nil && request.idToken.nonEmpty == nil
+        // A tenant decides which kinds of sign-up its users may make themselves.
+        if let tenant = project.tenant {
+            if anonymous, !tenant.enableAnonymousUser { throw AuthError(.adminOnlyOperation) }
+            if !anonymous, !tenant.allowPasswordSignup { throw AuthError(.operationNotAllowed) }
+        }
         if anonymous {
             return try await createUser(email: nil, password: nil, displayName: nil, origin: origin)
         }

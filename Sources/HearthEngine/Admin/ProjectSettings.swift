@@ -20,7 +20,7 @@ extension AuthEngine {
     /// Checks `settings` against the project's file configuration, stores them and applies them here; other
     /// server processes pick them up within a minute.
     func saveProjectSettings(projectID: String, settings: [String: JSONValue]) async throws {
-        guard let base = projects.fileConfig(projectID) else {
+        guard let base = projects.baseConfig(projectID, settings: settings) else {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }
         _ = try base.applying(settings: settings)

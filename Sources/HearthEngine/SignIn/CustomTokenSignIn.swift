@@ -50,7 +50,7 @@ extension AuthEngine {
             guard let kid = parsed.header["kid"]?.stringValue,
                 let key = try await store.serviceAccountKey(keyID: kid), key.revokedAt == nil
             else { throw AuthError(.invalidCustomToken, "The token is not signed by a known service account key.") }
-            guard key.projectID == origin.project.projectID else { throw AuthError(.credentialMismatch) }
+            guard key.projectID == origin.project.firebaseProjectID else { throw AuthError(.credentialMismatch) }
             guard p["iss"]?.stringValue == key.clientEmail, p["sub"]?.stringValue == key.clientEmail else {
                 throw AuthError(.invalidCustomToken, "iss and sub must be the service account's client_email.")
             }
@@ -61,10 +61,8 @@ extension AuthEngine {
         guard let uid = p["uid"]?.stringValue, (1...Self.maxUIDLength).contains(uid.count) else {
             throw AuthError(.invalidCustomToken, "uid must be a string of 1 to \(Self.maxUIDLength) characters.")
         }
-        if let tenant = p["tenant_id"]?.stringValue, !tenant.isEmpty {
-            // Hearth has no tenants: a tenant's token does not sign in to the project.
-            throw AuthError(.tenantIDMismatch)
-        }
+        // A token minted for a tenant signs in to that tenant only, and a tenant accepts only its own tokens.
+        if (p["tenant_id"]?.stringValue).nonEmpty != origin.project.tenantID { throw AuthError(.tenantIDMismatch) }
         guard let claims = p["claims"], claims != .null else { return (uid, nil) }
         guard case .object(let object) = claims else { throw AuthError(.invalidClaims) }
         try CustomClaims.validate(object)

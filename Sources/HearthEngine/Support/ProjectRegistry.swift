@@ -18,7 +18,7 @@ public final class ProjectRegistry: Sendable {
 
         mutating func index() {
             keyToProject = [:]
-            for p in projects.values { for k in p.apiKeys { keyToProject[k] = p.projectID } }
+            for p in projects.values where p.tenant == nil { for k in p.apiKeys { keyToProject[k] = p.projectID } }
         }
     }
 
@@ -34,11 +34,50 @@ public final class ProjectRegistry: Sendable {
         self.state = Mutex(state)
     }
 
-    public var all: [ProjectConfig] { state.withLock { $0.projects.values.sorted { $0.projectID < $1.projectID } } }
+    /// The projects, without their tenants.
+    public var all: [ProjectConfig] {
+        state.withLock { $0.projects.values.filter { $0.tenant == nil }.sorted { $0.projectID < $1.projectID } }
+    }
 
     public func config(_ projectID: String) -> ProjectConfig? {
         if let config = state.withLock({ $0.projects[projectID] }) { return config }
+        if TenantScope.split(projectID).tenant != nil { return nil }
         return servesAnyProject && !projectID.isEmpty ? ProjectConfig(projectID: projectID) : nil
+    }
+
+    // MARK: Tenants
+
+    /// The configuration of `project`'s tenant `tenantID`. Unknown tenants are TENANT_NOT_FOUND, except in emulator
+    /// mode, where (as in the Firebase Auth Emulator) naming a tenant brings it into being with every sign-in
+    /// method enabled.
+    public func tenant(_ tenantID: String, of project: ProjectConfig) throws(AuthError) -> ProjectConfig {
+        let key = TenantScope.key(project: project.firebaseProjectID, tenant: tenantID)
+        if let config = state.withLock({ $0.projects[key] }) { return config }
+        guard servesAnyProject, Tenant.isValidID(tenantID) else {
+            throw AuthError(.tenantNotFound, "There is no tenant \(tenantID) in this project.")
+        }
+        let tenant = Tenant(
+            tenantID: tenantID, allowPasswordSignup: true, enableEmailLinkSignin: true, enableAnonymousUser: true,
+            mfaConfig: ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]])
+        let settings: [String: JSONValue] = ["tenant": tenant.json(project: project.firebaseProjectID)]
+        try apply(settings: settings, to: key)
+        return state.withLock { $0.projects[key]! }
+    }
+
+    /// The tenants of a project, by tenant id.
+    public func tenants(of projectID: String) -> [ProjectConfig] {
+        let prefix = TenantScope.tenantPrefix(of: projectID)
+        return state.withLock { state in
+            state.projects.filter { $0.key.hasPrefix(prefix) }.map(\.value)
+        }.sorted { $0.projectID < $1.projectID }
+    }
+
+    /// Forgets a deleted tenant here; other processes forget it at their next reload.
+    public func removeTenant(_ scopeKey: String) {
+        state.withLock { state in
+            state.projects[scopeKey] = nil
+            state.settings[scopeKey] = nil
+        }
     }
 
     /// The project a client request belongs to, from its API key (and the project in its path, if any).
@@ -75,7 +114,7 @@ public final class ProjectRegistry: Sendable {
 
     /// Lays `settings` over the project's file configuration from now on.
     public func apply(settings: [String: JSONValue], to projectID: String) throws(AuthError) {
-        guard let base = fileConfigs[projectID] ?? (servesAnyProject ? ProjectConfig(projectID: projectID) : nil) else {
+        guard let base = baseConfig(projectID, settings: settings) else {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }
         let effective = try base.applying(settings: settings)
@@ -91,17 +130,43 @@ public final class ProjectRegistry: Sendable {
     /// by the caller and skipped.
     public func load(from store: AuthStore) async throws -> [(projectID: String, error: AuthError)] {
         var problems: [(String, AuthError)] = []
-        for projectID in all.map(\.projectID) {
-            guard let text = try await store.projectSettings(projectID: projectID),
-                case .object(let settings)? = try? JSONValue(parsing: text)
-            else { continue }
-            do { try apply(settings: settings, to: projectID) } catch { problems.append((projectID, error)) }
+        for projectID in all.map(\.projectID) where TenantScope.split(projectID).tenant == nil {
+            var documents: [(projectID: String, settings: String)] = []
+            if let text = try await store.projectSettings(projectID: projectID) { documents.append((projectID, text)) }
+            let tenants = try await store.projectSettings(prefix: TenantScope.tenantPrefix(of: projectID))
+            documents += tenants
+            // Tenants deleted through another process.
+            let stored = Set(tenants.map(\.projectID))
+            for gone in self.tenants(of: projectID).map(\.projectID) where !stored.contains(gone) { removeTenant(gone) }
+            for (id, text) in documents {
+                guard case .object(let settings)? = try? JSONValue(parsing: text) else { continue }
+                do { try apply(settings: settings, to: id) } catch { problems.append((id, error)) }
+            }
         }
         return problems
     }
 
-    /// The file configuration of a project, before run-time settings.
+    /// The file configuration of a project, before run-time settings. For a tenant's scope key: the project's,
+    /// under the tenant's key, with the tenant's own rules.
     func fileConfig(_ projectID: String) -> ProjectConfig? {
-        fileConfigs[projectID] ?? (servesAnyProject ? ProjectConfig(projectID: projectID) : nil)
+        baseConfig(projectID, settings: settings(projectID))
+    }
+
+    /// What run-time `settings` are laid over: a project's file configuration, or for a tenant its project's
+    /// with the tenant (stored under `tenant` in its settings) attached.
+    func baseConfig(_ projectID: String, settings: [String: JSONValue]) -> ProjectConfig? {
+        let (project, tenantID) = TenantScope.split(projectID)
+        guard let base = fileConfigs[project] ?? (servesAnyProject ? ProjectConfig(projectID: project) : nil) else {
+            return nil
+        }
+        guard let tenantID else { return base }
+        guard let stored = settings["tenant"], let tenant = Tenant(stored: stored), tenant.tenantID == tenantID else {
+            return nil
+        }
+        var config = base
+        config.projectID = projectID
+        config.tenant = tenant
+        config.phone.testPhoneNumbers = tenant.testPhoneNumbers
+        return config
     }
 }

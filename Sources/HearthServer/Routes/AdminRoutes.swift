@@ -176,47 +176,50 @@ extension AuthRoutes {
     func registerIdentityProviderConfigs(
         _ kind: IdentityProviderConfigs.Kind, prefix: String, on router: Router<HearthRequestContext>
     ) {
-        let collection = "\(prefix)/v2/projects/{project}/\(kind.collection)"
-        let createParameter = kind == .builtIn ? "idpId" : "oauthIdpConfigId"
-        router.get(RouterPath(collection)) { request, context in
-            try await respond(request, context, hasProject: true, nil) { _, origin in
-                [kind.collection: .array(engine.identityProviderConfigs(kind: kind, origin: origin))]
-            }
-        }
-        router.post(RouterPath(collection)) { request, context in
-            try await respond(request, context, hasProject: true, nil) { wire, origin in
-                guard let id = try wire.string(createParameter) else {
-                    throw AuthError(.invalidProviderID, "\(createParameter) is required")
+        // The project's own provider configs, and each tenant's.
+        for scope in ["\(prefix)/v2/projects/{project}", "\(prefix)/v2/projects/{project}/tenants/{tenant}"] {
+            let collection = "\(scope)/\(kind.collection)"
+            let createParameter = kind == .builtIn ? "idpId" : "oauthIdpConfigId"
+            router.get(RouterPath(collection)) { request, context in
+                try await respond(request, context, hasProject: true, nil) { _, origin in
+                    [kind.collection: .array(engine.identityProviderConfigs(kind: kind, origin: origin))]
                 }
-                var config = wire.fields
-                config[createParameter] = nil
-                return try await engine.setIdentityProviderConfig(
-                    id, kind: kind, config: config, create: true, origin: origin) ?? [:]
             }
-        }
-        let item = RouterPath("\(collection)/{idp}")
-        router.get(item) { request, context in
-            let id = try context.parameters.require("idp")
-            return try await respond(request, context, hasProject: true, nil) { _, origin in
-                try engine.identityProviderConfig(id, kind: kind, origin: origin)
+            router.post(RouterPath(collection)) { request, context in
+                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                    guard let id = try wire.string(createParameter) else {
+                        throw AuthError(.invalidProviderID, "\(createParameter) is required")
+                    }
+                    var config = wire.fields
+                    config[createParameter] = nil
+                    return try await engine.setIdentityProviderConfig(
+                        id, kind: kind, config: config, create: true, origin: origin) ?? [:]
+                }
             }
-        }
-        router.patch(item) { request, context in
-            let id = try context.parameters.require("idp")
-            return try await respond(request, context, hasProject: true, nil) { wire, origin in
-                var config = wire.fields
-                let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
-                config["updateMask"] = nil
-                return try await engine.setIdentityProviderConfig(
-                    id, kind: kind, config: config, create: false, mask: mask, origin: origin) ?? [:]
+            let item = RouterPath("\(collection)/{idp}")
+            router.get(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                    try engine.identityProviderConfig(id, kind: kind, origin: origin)
+                }
             }
-        }
-        router.delete(item) { request, context in
-            let id = try context.parameters.require("idp")
-            return try await respond(request, context, hasProject: true, nil) { _, origin in
-                _ = try await engine.setIdentityProviderConfig(
-                    id, kind: kind, config: nil, create: false, origin: origin)
-                return [:]
+            router.patch(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { wire, origin in
+                    var config = wire.fields
+                    let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
+                    config["updateMask"] = nil
+                    return try await engine.setIdentityProviderConfig(
+                        id, kind: kind, config: config, create: false, mask: mask, origin: origin) ?? [:]
+                }
+            }
+            router.delete(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                    _ = try await engine.setIdentityProviderConfig(
+                        id, kind: kind, config: nil, create: false, origin: origin)
+                    return [:]
+                }
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HearthCore
 import HearthEngine
+import HearthTokens
 import Hummingbird
 
 /// Registers every Identity Toolkit and Secure Token route under each spelling clients use:
@@ -51,10 +52,9 @@ public struct AuthRoutes: Sendable {
         ]
         for method in methods {
             for prefix in ["", "/identitytoolkit.googleapis.com"] {
-                let paths: [(RouterPath, Bool)] = [
-                    ("\(prefix)/v1/accounts:\(method.v1)", false),
-                    ("\(prefix)/v1/projects/{project}/accounts:\(method.v1)", true),
-                ]
+                let paths: [(RouterPath, Bool)] =
+                    [("\(prefix)/v1/accounts:\(method.v1)", false)]
+                    + Self.scoped("\(prefix)/v1/projects/{project}/accounts:\(method.v1)").map { ($0, true) }
                 for (path, hasProject) in paths {
                     router.post(path) { request, context in
                         try await respond(request, context, hasProject: hasProject, method.client, admin: method.admin)
@@ -75,12 +75,17 @@ public struct AuthRoutes: Sendable {
         }
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             // The Admin SDKs' createUser posts to the collection itself.
-            router.post("\(prefix)/v1/projects/{project}/accounts") { request, context in
-                try await respond(request, context, hasProject: true, nil, admin: adminCreate)
+            for path in Self.scoped("\(prefix)/v1/projects/{project}/accounts") {
+                router.post(path) { request, context in
+                    try await respond(request, context, hasProject: true, nil, admin: adminCreate)
+                }
             }
-            router.post("\(prefix)/v1/projects/{project}:createSessionCookie") { request, context in
-                try await respond(request, context, hasProject: true, nil, admin: createSessionCookie)
+            for path in Self.scoped("\(prefix)/v1/projects/{project}:createSessionCookie") {
+                router.post(path) { request, context in
+                    try await respond(request, context, hasProject: true, nil, admin: createSessionCookie)
+                }
             }
+            registerTenants(prefix: prefix, on: router)
             for kind in [IdentityProviderConfigs.Kind.builtIn, .oidc] {
                 registerIdentityProviderConfigs(kind, prefix: prefix, on: router)
             }
@@ -117,25 +122,53 @@ public struct AuthRoutes: Sendable {
         }
     }
 
-    /// Decode → resolve the project (from admin credentials, or from the API key) → run the use case → encode.
+    /// A project-scoped path and the same path under one of the project's tenants (`/tenants/{tenant}`).
+    static func scoped(_ path: String) -> [RouterPath] {
+        [RouterPath(path), RouterPath(path.replacingOccurrences(of: "{project}", with: "{project}/tenants/{tenant}"))]
+    }
+
+    /// Decode → resolve the project (from admin credentials, or from the API key) and the tenant → run the use
+    /// case → encode.
     func respond(
         _ request: Request, _ context: HearthRequestContext, hasProject: Bool, _ client: Handler?,
         admin: Handler? = nil
     ) async throws -> Response {
         let wire = try await WireRequest.decode(request, context: context)
         let pathProject = hasProject ? try context.parameters.require("project") : nil
+        let pathTenant = context.parameters.get("tenant")
         let locale = wire.headers[HTTPField.Name("X-Firebase-Locale")!]
         if let authorization = wire.headers[.authorization] {
-            let project = try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject)
+            let project = try scoped(
+                try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject),
+                pathTenant: pathTenant, wire: wire)
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
             let origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator)
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
-        let project = try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject)
+        let project = try scoped(
+            try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject), pathTenant: pathTenant, wire: wire)
+        if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
         let origin = RequestOrigin(
             project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator)
         return WireResponse.json(try await client(wire, origin))
+    }
+
+    /// The tenant a request is for: the path's `{tenant}` or the body's `tenantId` (which must agree), or else the
+    /// tenant named by the ID token it carries, as the Firebase emulator infers it. The token's signature and its
+    /// tenant are checked later, against this scope, wherever the token is used.
+    func scoped(_ project: ProjectConfig, pathTenant: String?, wire: WireRequest) throws -> ProjectConfig {
+        let bodyTenant = try wire.string("tenantId").flatMap { $0.isEmpty ? nil : $0 }
+        if let pathTenant, let bodyTenant, pathTenant != bodyTenant { throw AuthError(.tenantIDMismatch) }
+        var tenant = pathTenant ?? bodyTenant
+        if let idToken = try? wire.string("idToken"), let parsed = JWS.parse(idToken),
+            let tokenTenant = parsed.payload["firebase"]?["tenant"]?.stringValue
+        {
+            if let tenant, tenant != tokenTenant { throw AuthError(.tenantIDMismatch) }
+            tenant = tokenTenant
+        }
+        guard let tenant else { return project }
+        return try engine.projects.tenant(tenant, of: project)
     }
 }

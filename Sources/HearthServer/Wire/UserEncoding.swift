@@ -32,6 +32,7 @@ enum UserEncoding {
             "customAuth": u.customAuth ? .bool(true) : nil,
             "customAttributes": .text(u.customClaims),
             "providerUserInfo": providers.isEmpty ? nil : .array(providers),
+            "tenantId": .text(TenantScope.split(u.projectID).tenant),
         ])
     }
 

@@ -49,8 +49,10 @@ public struct IDTokenService: Sendable {
             guard let text, case .object(let extra)? = try? JSONValue(parsing: text) else { continue }
             for (k, v) in extra where !CustomClaims.reserved.contains(k) { claims[k] = v }
         }
-        claims["iss"] = .string(Self.issuer(projectID: user.projectID))
-        claims["aud"] = .string(user.projectID)
+        // A tenant's user is still the project's: audience and issuer name the project, `firebase.tenant` the tenant.
+        let (project, tenant) = TenantScope.split(user.projectID)
+        claims["iss"] = .string(Self.issuer(projectID: project))
+        claims["aud"] = .string(project)
         claims["auth_time"] = .number(Double(authTime.secondsSince1970))
         claims["user_id"] = .string(user.uid)
         claims["sub"] = .string(user.uid)
@@ -63,10 +65,12 @@ public struct IDTokenService: Sendable {
         if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
         if let name = user.displayName { claims["name"] = .string(name) }
         if let picture = user.photoURL { claims["picture"] = .string(picture) }
-        claims["firebase"] = [
+        var firebase: [String: JSONValue] = [
             "identities": .object(Self.identities(of: user)),
             "sign_in_provider": .string(signInProvider),
         ]
+        if let tenant { firebase["tenant"] = .string(tenant) }
+        claims["firebase"] = .object(firebase)
         return try sign(claims)
     }
 
@@ -75,7 +79,7 @@ public struct IDTokenService: Sendable {
     public func mintSessionCookie(from token: VerifiedIDToken, lifetimeSeconds: Int, now: Date) throws -> String {
         var claims = token.claims
         let iat = now.secondsSince1970
-        claims["iss"] = .string(Self.sessionCookieIssuer(projectID: token.projectID))
+        claims["iss"] = .string(Self.sessionCookieIssuer(projectID: TenantScope.split(token.projectID).project))
         claims["iat"] = .number(Double(iat))
         claims["exp"] = .number(Double(iat + Int64(lifetimeSeconds)))
         return try sign(claims)
@@ -104,8 +108,9 @@ public struct IDTokenService: Sendable {
         return ids.mapValues { .array($0.map(JSONValue.string)) }
     }
 
-    /// Verifies a Hearth ID token for `projectID`: RS256 only, a published kid, a valid signature,
-    /// matching `iss` and `aud`, not expired. INVALID_ID_TOKEN or TOKEN_EXPIRED otherwise.
+    /// Verifies a Hearth ID token for `projectID` (a scope key: a tenant's token is valid for that tenant only):
+    /// RS256 only, a published kid, a valid signature, matching `iss` and `aud`, not expired.
+    /// INVALID_ID_TOKEN, TOKEN_EXPIRED or TENANT_ID_MISMATCH otherwise.
     /// With `sessionCookie`, the same for a session cookie, whose issuer differs.
     public func verify(_ token: String, projectID: String, now: Date, sessionCookie: Bool = false)
         async throws(AuthError) -> VerifiedIDToken
@@ -124,9 +129,10 @@ public struct IDTokenService: Sendable {
             }
             guard let key, JWS.verifyRS256(parsed, key: key.publicKey) else { throw AuthError(.invalidIDToken) }
         }
-        let issuer = sessionCookie ? Self.sessionCookieIssuer(projectID: projectID) : Self.issuer(projectID: projectID)
+        let (project, tenant) = TenantScope.split(projectID)
+        let issuer = sessionCookie ? Self.sessionCookieIssuer(projectID: project) : Self.issuer(projectID: project)
         let p = parsed.payload
-        guard p["iss"]?.stringValue == issuer, p["aud"]?.stringValue == projectID,
+        guard p["iss"]?.stringValue == issuer, p["aud"]?.stringValue == project,
             let uid = p["sub"]?.stringValue, !uid.isEmpty,
             let iat = p["iat"]?.doubleValue, let exp = p["exp"]?.doubleValue
         else { throw AuthError(.invalidIDToken) }
@@ -134,6 +140,7 @@ public struct IDTokenService: Sendable {
             throw AuthError(.invalidIDToken)
         }
         if exp <= now.timeIntervalSince1970 { throw AuthError(.tokenExpired) }
+        if p["firebase"]?["tenant"]?.stringValue != tenant { throw AuthError(.tenantIDMismatch) }
         let authTime = p["auth_time"]?.doubleValue ?? iat
         return VerifiedIDToken(
             uid: uid, projectID: projectID, issuedAt: Date(timeIntervalSince1970: iat),
