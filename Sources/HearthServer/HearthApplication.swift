@@ -25,7 +25,15 @@ public enum HearthApplication {
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
         if engine.isEmulator { EmulatorRoutes(engine: engine).register(on: router) }
         router.get("/") { _, _ in
-            WireResponse.json(["service": "hearth", "status": "ok"])
+            // What the Firebase Auth Emulator answers, so tools that wait for it to be ready work unchanged.
+            engine.isEmulator
+                ? WireResponse.json([
+                    "authEmulator": [
+                        "ready": true, "docs": "https://firebase.google.com/docs/emulator-suite",
+                        "apiSpec": "/emulator/openapi.json",
+                    ], "service": "hearth",
+                ])
+                : WireResponse.json(["service": "hearth", "status": "ok"])
         }
         return router
     }

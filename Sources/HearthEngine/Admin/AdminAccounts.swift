@@ -84,7 +84,10 @@ extension AuthEngine {
         let project = origin.project
         if let uid = r.localID, uid.isEmpty || uid.count > Self.maxUIDLength { throw AuthError(.invalidLocalID) }
         let email = try r.email.map { e throws(AuthError) in try EmailAddress.normalize(e) }
-        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in try PhoneNumber.normalize(p) }
+        // Admins write numbers as leniently as Firebase's admin API takes them: E.164 of a plausible length.
+        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in
+            try PhoneNumber.normalize(p, check: .length)
+        }
         if let password = r.password { try project.passwordPolicy.check(password) }
         let hash = try await r.password.asyncMap { try await hasher.hash($0).encoded }
         let now = clock.now()
@@ -126,7 +129,10 @@ extension AuthEngine {
         let project = origin.project
         // Validate once, before any read, so a bad field never half-applies.
         let email = try r.email.map { e throws(AuthError) in try EmailAddress.normalize(e) }
-        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in try PhoneNumber.normalize(p) }
+        // Admins write numbers as leniently as Firebase's admin API takes them: E.164 of a plausible length.
+        let phone = try r.phoneNumber.nonEmpty.map { p throws(AuthError) in
+            try PhoneNumber.normalize(p, check: .length)
+        }
         if let password = r.password { try project.passwordPolicy.check(password) }
         let claims = try r.customAttributes.map { c throws(AuthError) in try CustomClaims.validate(serialized: c) }
         let hash = try await r.password.asyncMap { try await hasher.hash($0).encoded }

@@ -181,7 +181,7 @@ public struct UserImporter: Sendable {
         }
         var phone: String?
         if let raw = u.phoneNumber.nonEmpty {
-            do { phone = try PhoneNumber.normalize(raw) } catch {
+            do { phone = try PhoneNumber.normalize(raw, check: .length) } catch {
                 throw AuthError(.invalidPhoneNumber, "phone number format is invalid")
             }
         }

@@ -25,7 +25,10 @@ public final class ProjectRegistry: Sendable {
     public init(defaultProjectID: String, projects: [ProjectConfig], servesAnyProject: Bool = false) {
         var map: [String: ProjectConfig] = [:]
         for p in projects { map[p.projectID] = p }
-        if map[defaultProjectID] == nil { map[defaultProjectID] = ProjectConfig(projectID: defaultProjectID) }
+        if map[defaultProjectID] == nil {
+            map[defaultProjectID] =
+                servesAnyProject ? Self.emulatorDefault(defaultProjectID) : ProjectConfig(projectID: defaultProjectID)
+        }
         self.defaultProjectID = defaultProjectID
         self.servesAnyProject = servesAnyProject
         fileConfigs = map
@@ -42,7 +45,16 @@ public final class ProjectRegistry: Sendable {
     public func config(_ projectID: String) -> ProjectConfig? {
         if let config = state.withLock({ $0.projects[projectID] }) { return config }
         if TenantScope.split(projectID).tenant != nil { return nil }
-        return servesAnyProject && !projectID.isEmpty ? ProjectConfig(projectID: projectID) : nil
+        return servesAnyProject && !projectID.isEmpty ? Self.emulatorDefault(projectID) : nil
+    }
+
+    /// A project the emulator serves without configuration has the Firebase Auth Emulator's defaults: e-mail
+    /// enumeration protection off (tests expect EMAIL_NOT_FOUND and friends); it has no rate limits either.
+    static func emulatorDefault(_ projectID: String) -> ProjectConfig {
+        var config = ProjectConfig(projectID: projectID)
+        config.emailEnumerationProtection = false
+        config.rateLimits = .unlimited
+        return config
     }
 
     // MARK: Tenants
@@ -156,7 +168,7 @@ public final class ProjectRegistry: Sendable {
     /// with the tenant (stored under `tenant` in its settings) attached.
     func baseConfig(_ projectID: String, settings: [String: JSONValue]) -> ProjectConfig? {
         let (project, tenantID) = TenantScope.split(projectID)
-        guard let base = fileConfigs[project] ?? (servesAnyProject ? ProjectConfig(projectID: project) : nil) else {
+        guard let base = fileConfigs[project] ?? (servesAnyProject ? Self.emulatorDefault(project) : nil) else {
             return nil
         }
         guard let tenantID else { return base }

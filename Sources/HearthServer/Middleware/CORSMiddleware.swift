@@ -9,8 +9,9 @@ struct FirebaseCORSMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        guard let origin = request.headers[.origin] else { return try await next(request, context) }
-        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+        // Every OPTIONS is a preflight, on any path, answered 204 as Google's front end and the emulator do.
+        if request.method == .options {
+            guard let origin = request.headers[.origin] else { return Response(status: .noContent) }
             var headers = HTTPFields()
             headers[.accessControlAllowOrigin] = origin
             headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
@@ -24,6 +25,7 @@ struct FirebaseCORSMiddleware: RouterMiddleware {
             }
             return Response(status: .noContent, headers: headers)
         }
+        guard let origin = request.headers[.origin] else { return try await next(request, context) }
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = origin
         response.headers[.vary] = "Origin"

@@ -19,6 +19,10 @@ struct PublicKeyRoutes: Sendable {
             router.get("\(prefix)/service_accounts/v1/jwk/\(Self.account)") { _, _ in
                 WireResponse.json(try JSONValue(parsing: keyRing.jwksJSON()), cacheControl: cacheControl)
             }
+            // Where the Admin SDKs fetch session-cookie keys (`verify_session_cookie`); the same keys sign both.
+            router.get("\(prefix)/identitytoolkit/v3/relyingparty/publicKeys") { _, _ in
+                WireResponse.json(try JSONValue(parsing: keyRing.x509JSON()), cacheControl: cacheControl)
+            }
         }
     }
 }

@@ -1,0 +1,89 @@
+import Foundation
+import HTTPTypes
+import HearthCore
+import Hummingbird
+import Testing
+
+/// Behaviours the Firebase Auth Emulator's spec files and the Admin SDKs' integration tests rely on.
+@Suite("Firebase parity")
+struct ParityTests {
+    @Test func aSwitchedOffOIDCConfigKeepsEveryFieldUntilDeleted() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let base = "/v2/projects/\(h.projectID)/oauthIdpConfigs"
+            let created = try await c.admin(
+                "\(base)?oauthIdpConfigId=oidc.code",
+                [
+                    "clientId": "web", "issuer": "https://id.example", "clientSecret": "shh",
+                    "responseType": ["code": true, "idToken": false], "enabled": true,
+                ], token: token)
+            #expect(created.string("clientSecret") == "shh" && created["responseType"]?["code"] == .bool(true))
+            let off = try await c.admin(
+                "\(base)/oidc.code?updateMask=enabled", ["enabled": false], token: token, method: .patch)
+            #expect(off.status == 200 && off["enabled"] == .bool(false))
+            let read = try await c.admin("\(base)/oidc.code", token: token, method: .get)
+            #expect(read["enabled"] == .bool(false) && read.string("clientSecret") == "shh")
+            #expect(read.string("issuer") == "https://id.example")
+            #expect(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.code"] == nil, "off means off")
+            let on = try await c.admin(
+                "\(base)/oidc.code?updateMask=enabled", ["enabled": true], token: token, method: .patch)
+            #expect(on["enabled"] == .bool(true) && on.string("clientId") == "web")
+            #expect(try await c.admin("\(base)/oidc.code", token: token, method: .delete).status == 200)
+            #expect(try await c.admin("\(base)/oidc.code", token: token, method: .get).errorCode == "CONFIGURATION_NOT_FOUND")
+        }
+    }
+
+    @Test func sessionCookieKeysAreWhereTheAdminSDKsLook() async throws {
+        let h = try await Harness()
+        try await h.run { c in
+            for path in [
+                "/identitytoolkit/v3/relyingparty/publicKeys", "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys",
+            ] {
+                let keys = try await c.send(path, method: .get, key: nil)
+                #expect(keys.status == 200)
+                #expect(keys.json.objectValue?.values.allSatisfy { $0.stringValue?.hasPrefix("-----BEGIN CERTIFICATE") ?? false } == true)
+            }
+        }
+    }
+
+    @Test func everyOptionsRequestIsAPreflight() async throws {
+        let h = try await Harness()
+        try await h.run { c in
+            #expect(try await c.send("/v1/accounts:signUp", method: .options, key: nil).status == 204)
+            #expect(try await c.send("/no/such/path", method: .options, key: nil).status == 204)
+            let preflight = try await c.send(
+                "/v1/accounts:lookup", method: .options, key: nil,
+                headers: [.origin: "http://localhost:3000", .accessControlRequestMethod: "POST"])
+            #expect(preflight.status == 204 && preflight.headers[.accessControlAllowOrigin] == "http://localhost:3000")
+        }
+    }
+
+    @Test func theEmulatorAnswersAsTheFirebaseEmulatorDoes() async throws {
+        let h = try await Harness(emulator: true)
+        try await h.run { c in
+            let root = try await c.send("/", method: .get, key: nil)
+            #expect(root["authEmulator"]?["ready"] == .bool(true))
+            // A project the emulator serves unconfigured has enumeration protection off, so errors are specific.
+            let unknown = try await c.post(
+                "/v1/projects/any-project/accounts:signInWithPassword",
+                ["email": "nobody@example.com", "password": "whatever-1"])
+            #expect(unknown.errorCode == "EMAIL_NOT_FOUND")
+            for owner in ["owner", "OWNER", "ya29.some-google-access-token"] {
+                let listed = try await c.send(
+                    "/v1/projects/any-project/accounts:batchGet", method: .get, key: nil,
+                    headers: [.authorization: "Bearer \(owner)"])
+                #expect(listed.status == 200, "\(owner)")
+            }
+        }
+    }
+
+    @Test func adminsWritePhoneNumbersAsLenientlyAsFirebase() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            // The Admin SDKs' own tests use numbers like this one, which libphonenumber's US plan refuses.
+            let created = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts", ["phoneNumber": "+11234567890"], token: token)
+            #expect(created.status == 200, "\(created.json)")
+        }
+    }
+}
