@@ -247,3 +247,34 @@ def test_tenants_and_their_users_through_tenant_mgt(tenant_admin, hearth_emulato
     # sign-in method on, as the Firebase Auth Emulator does.)
     with pytest.raises(auth.UserNotFoundError):
         client.get_user(user.uid)
+
+
+CERT = ("-----BEGIN CERTIFICATE-----\nMIICZjCCAc+gAwIBAgIBADANBgkqhkiG9w0BAQ0FADBQMQswCQYDVQQGEwJ1czEL\n"
+        "-----END CERTIFICATE-----")
+
+
+def test_saml_provider_configs_are_kept_as_the_sdk_manages_them(admin):
+    created = auth.create_saml_provider_config(
+        "saml.py", idp_entity_id="IDP_ENTITY_ID", sso_url="https://example.com/login", x509_certificates=[CERT],
+        rp_entity_id="RP_ENTITY_ID", callback_url="https://projectId.firebaseapp.com/__/auth/handler",
+        display_name="SAML Py", enabled=True, app=admin)
+    assert created.provider_id == "saml.py" and created.enabled and created.display_name == "SAML Py"
+    assert created.x509_certificates == [CERT] and created.rp_entity_id == "RP_ENTITY_ID"
+    updated = auth.update_saml_provider_config("saml.py", enabled=False, sso_url="https://example.com/new",
+                                               app=admin)
+    assert not updated.enabled and updated.sso_url == "https://example.com/new"
+    assert updated.idp_entity_id == "IDP_ENTITY_ID", "fields outside the update are kept"
+    assert "saml.py" in [c.provider_id for c in auth.list_saml_provider_configs(app=admin).iterate_all()]
+    auth.delete_saml_provider_config("saml.py", app=admin)
+    with pytest.raises(auth.ConfigurationNotFoundError):
+        auth.get_saml_provider_config("saml.py", app=admin)
+
+
+def test_an_oidc_config_switched_off_keeps_its_secret_and_response_type(admin):
+    auth.create_oidc_provider_config("oidc.py-code", client_id="web", issuer="https://oidc.example.com",
+                                     client_secret="shh", code_response_type=True, id_token_response_type=False,
+                                     enabled=True, app=admin)
+    updated = auth.update_oidc_provider_config("oidc.py-code", enabled=False, app=admin)
+    assert not updated.enabled and updated.client_secret == "shh" and updated.code_response_type
+    assert auth.get_oidc_provider_config("oidc.py-code", app=admin).client_id == "web"
+    auth.delete_oidc_provider_config("oidc.py-code", app=admin)

@@ -224,3 +224,50 @@ extension AuthRoutes {
         }
     }
 }
+
+/// SAML provider configs (`inboundSamlConfigs`), for admins: stored and served, no SAML sign-in.
+extension AuthRoutes {
+    func registerSAMLProviderConfigs(prefix: String, on router: Router<HearthRequestContext>) {
+        for scope in ["\(prefix)/v2/projects/{project}", "\(prefix)/v2/projects/{project}/tenants/{tenant}"] {
+            let collection = RouterPath("\(scope)/inboundSamlConfigs")
+            router.get(collection) { request, context in
+                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                    try engine.samlProviderConfigs(
+                        pageSize: try wire.int("pageSize").map(Int.init), pageToken: try wire.string("pageToken"),
+                        origin: origin)
+                }
+            }
+            router.post(collection) { request, context in
+                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                    guard let id = try wire.string("inboundSamlConfigId") else {
+                        throw AuthError(.invalidProviderID, "inboundSamlConfigId is required")
+                    }
+                    return try await engine.setSAMLProviderConfig(id, config: wire.fields, create: true, origin: origin)
+                        ?? [:]
+                }
+            }
+            let item = RouterPath("\(scope)/inboundSamlConfigs/{idp}")
+            router.get(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                    try engine.samlProviderConfig(id, origin: origin)
+                }
+            }
+            router.patch(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { wire, origin in
+                    let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
+                    return try await engine.setSAMLProviderConfig(
+                        id, config: wire.fields, create: false, mask: mask, origin: origin) ?? [:]
+                }
+            }
+            router.delete(item) { request, context in
+                let id = try context.parameters.require("idp")
+                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                    _ = try await engine.setSAMLProviderConfig(id, config: nil, create: false, origin: origin)
+                    return [:]
+                }
+            }
+        }
+    }
+}

@@ -89,6 +89,7 @@ public struct AuthRoutes: Sendable {
             for kind in [IdentityProviderConfigs.Kind.builtIn, .oidc] {
                 registerIdentityProviderConfigs(kind, prefix: prefix, on: router)
             }
+            registerSAMLProviderConfigs(prefix: prefix, on: router)
             router.get("\(prefix)/v2/projects/{project}/config") { request, context in
                 try await respond(request, context, hasProject: true, nil, admin: adminGetConfig)
             }
