@@ -50,13 +50,15 @@ public final class AuthEngine: Sendable {
     public let recaptcha: RecaptchaVerifier?
     /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
     public let identityProviders: IdentityProviders
+    /// Calls the project's blocking functions (`beforeCreate`, `beforeSignIn`).
+    public let blockingFunctions: BlockingFunctionClient
     let logger: Logger
 
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
         recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
-        logger: Logger = Logger(label: "hearth.engine")
+        blockingFunctions: BlockingFunctionClient = .init(), logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
         self.projects = projects
@@ -67,6 +69,7 @@ public final class AuthEngine: Sendable {
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
         self.recaptcha = recaptcha
         self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
+        self.blockingFunctions = blockingFunctions
         self.logger = logger
     }
 
@@ -84,11 +87,19 @@ public final class AuthEngine: Sendable {
 
     // MARK: Sessions
 
-    /// Starts a refresh-token family for `user` and mints its first ID token.
-    /// `extraClaims` (a custom token's claims) go into every ID token of the session.
-    func startSession(for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil)
-        async throws -> SessionTokens
-    {
+    /// Starts a refresh-token family for `user` and mints its first ID token. `extraClaims` (a custom token's
+    /// claims) go into every ID token of the session. A sign-in (`signIn`, unlike a session renewed after a
+    /// credential change) runs the project's `beforeSignIn` function first, whose session claims join them.
+    func startSession(
+        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil, signIn: Bool = true
+    ) async throws -> SessionTokens {
+        var user = user
+        var extraClaims = extraClaims
+        if signIn {
+            let (updated, sessionClaims) = try await runBeforeSignIn(user, provider: provider, origin: origin)
+            user = updated
+            extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
+        }
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(

@@ -150,7 +150,10 @@ public final class PostgresAuthStore: AuthStore {
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
         try await query(
-            "UPDATE users SET last_login_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)"
+            """
+            UPDATE users SET last_login_at = \(at.millisecondsSince1970), last_refresh_at = \(at.millisecondsSince1970)
+            WHERE project_id = \(projectID) AND uid = \(uid)
+            """
         )
     }
 

@@ -95,8 +95,8 @@ public final class SQLiteAuthStore: AuthStore {
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
         try await pool.write { db in
             try db.run(
-                "UPDATE users SET last_login_at = ? WHERE project_id = ? AND uid = ?",
-                [at.millisecondsSince1970, projectID, uid])
+                "UPDATE users SET last_login_at = ?, last_refresh_at = ? WHERE project_id = ? AND uid = ?",
+                [at.millisecondsSince1970, at.millisecondsSince1970, projectID, uid])
         }
     }
 

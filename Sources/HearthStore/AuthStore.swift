@@ -21,7 +21,8 @@ public protocol AuthStore: Sendable {
     /// Replaces a user's stored fields if the stored version is still `user.version`, then bumps it.
     /// Throws `.userNotFound`, `.emailExists`, or `.versionConflict` when someone else updated first.
     func updateUser(_ user: UserRecord) async throws
-    /// Records a sign-in time without touching anything else (no version bump).
+    /// Records a sign-in time without touching anything else (no version bump). A sign-in mints an ID token, so it
+    /// is also the user's latest refresh (`lastRefreshAt`), as Firebase reports it.
     func recordSignIn(projectID: String, uid: String, at: Date) async throws
     /// Records a token refresh time without touching anything else (no version bump).
     func recordRefresh(projectID: String, uid: String, at: Date) async throws

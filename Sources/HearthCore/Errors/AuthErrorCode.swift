@@ -66,6 +66,8 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case tenantIDMismatch = "TENANT_ID_MISMATCH"
     case tenantNotFound = "TENANT_NOT_FOUND"
     case projectDisabled = "PROJECT_DISABLED"
+    case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+    case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
     case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
 
     // Admin: batches, imports, session cookies

@@ -26,6 +26,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
     /// (`TenantScope`), which is how the store keeps the tenant's users apart.
     public var tenant: Tenant?
+    /// Functions called before an account is created or a sign-in completes (set through the v2 config).
+    public var blockingFunctions: BlockingFunctionSettings = .init()
 
     /// The Firebase project: what tokens name as audience and issuer, and admin paths as `{project}`.
     public var firebaseProjectID: String { TenantScope.split(projectID).project }

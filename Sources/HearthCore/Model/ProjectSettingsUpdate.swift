@@ -15,7 +15,7 @@ public enum ProjectSettingsUpdate {
     public static let paths = [
         "signIn.phoneNumber.testPhoneNumbers", "signIn.allowDuplicateEmails", "smsRegionConfig",
         "emailPrivacyConfig.enableImprovedEmailPrivacy",
-        "authorizedDomains",
+        "authorizedDomains", "blockingFunctions",
     ]
 
     /// Merges `patch` into the stored `settings`, only at `mask` (every supported path present in `patch` when nil).
@@ -26,7 +26,8 @@ public enum ProjectSettingsUpdate {
         let selected = mask ?? paths.filter { value(at: $0, in: patch) != nil }
         var merged = settings
         for path in selected {
-            guard paths.contains(path) else {
+            // A mask may name a field inside an object setting (`blockingFunctions.triggers`).
+            guard paths.contains(path) || paths.contains(where: { path.hasPrefix($0 + ".") }) else {
                 throw AuthError(.invalidConfig, "Hearth cannot change \(path) at run time; set it in the config file.")
             }
             set(value(at: path, in: patch) ?? .null, at: path, in: &merged)
@@ -111,6 +112,9 @@ extension ProjectConfig {
                 try IdentityProviderConfigs.apply(id, providerConfig, to: &config.federation)
             }
         }
+        if let functions = get("blockingFunctions"), functions != .null {
+            config.blockingFunctions = try BlockingFunctionSettings(config: functions)
+        }
         if let domains = get("authorizedDomains"), domains != .null {
             guard case .array(let items) = domains else {
                 throw AuthError(.invalidConfig, "authorizedDomains is a list")
@@ -139,6 +143,7 @@ extension ProjectConfig {
             "smsRegionConfig": regions,
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],
             "authorizedDomains": .array(authorizedDomains.map(JSONValue.string)),
+            "blockingFunctions": blockingFunctions.json,
         ]
     }
 }

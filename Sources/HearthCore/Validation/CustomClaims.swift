@@ -22,6 +22,17 @@ public enum CustomClaims {
         return object.isEmpty ? nil : text
     }
 
+    /// Two serialized claim sets as one; `later`'s names win (a blocking function's session claims over a custom
+    /// token's).
+    public static func merged(_ earlier: String?, _ later: String?) -> String? {
+        guard let later else { return earlier }
+        guard let earlier, case .object(var base)? = try? JSONValue(parsing: earlier),
+            case .object(let extra)? = try? JSONValue(parsing: later)
+        else { return later }
+        for (k, v) in extra { base[k] = v }
+        return JSONValue.object(base).jsonText
+    }
+
     public static func validate(_ object: [String: JSONValue]) throws(AuthError) {
         if let name = object.keys.sorted().first(where: reserved.contains) {
             throw AuthError(.forbiddenClaim, name)

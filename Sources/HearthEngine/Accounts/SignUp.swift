@@ -82,12 +82,13 @@ extension AuthEngine {
         let project = origin.project
         let hash = try await password.asyncMap { try await hasher.hash($0).encoded }
         let now = clock.now()
-        let user = UserRecord(
+        var user = UserRecord(
             projectID: project.projectID, uid: random.uid(), email: email, displayName: displayName,
             passwordHash: hash, passwordUpdatedAt: hash == nil ? nil : now, validSince: nowSecond(), createdAt: now,
             lastLoginAt: now)
-        do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
         let provider = email == nil ? ProviderID.anonymous : ProviderID.password
+        try await runBeforeCreate(&user, provider: provider, origin: origin)
+        do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
         logger.info(
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])

@@ -85,7 +85,7 @@ extension AuthEngine {
             try await endSessions(of: user.uid, projectID: user.projectID)
             logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
             let provider = newPassword != nil ? ProviderID.password : (token.signInProvider ?? ProviderID.password)
-            tokens = try await startSession(for: user, provider: provider, origin: origin)
+            tokens = try await startSession(for: user, provider: provider, origin: origin, signIn: false)
         }
         return AccountResult(user: user, tokens: tokens, isNewUser: false)
     }

@@ -195,9 +195,10 @@ extension AuthEngine {
                 "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour,
                 windowSeconds: 3600)
             let now = clock.now()
-            let user = UserRecord(
+            var user = UserRecord(
                 projectID: project.projectID, uid: random.uid(), phoneNumber: phone, validSince: nowSecond(),
                 createdAt: now, lastLoginAt: now)
+            try await runBeforeCreate(&user, provider: ProviderID.phone, origin: origin)
             do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
             logger.info(
                 "account created",

@@ -182,11 +182,12 @@ extension AuthEngine {
         let now = clock.now()
         // With duplicate e-mails allowed the address stays on the provider link only, as Firebase does.
         let email = oneAccountPerEmail ? identity.email : nil
-        let user = UserRecord(
+        var user = UserRecord(
             projectID: project.projectID, uid: random.uid(), email: email,
             emailVerified: email != nil && identity.emailVerified, displayName: identity.displayName,
             photoURL: identity.photoURL, validSince: nowSecond(), createdAt: now, lastLoginAt: now,
             providers: [Self.link(identity, merging: nil)])
+        try await runBeforeCreate(&user, provider: identity.providerID, origin: origin)
         do {
             try await store.insertUser(user)
         } catch StoreError.federatedIDExists, StoreError.emailExists {

@@ -178,6 +178,8 @@ public final class ProjectRegistry: Sendable {
         var config = base
         config.projectID = projectID
         config.tenant = tenant
+        // A tenant's events go to its project's blocking functions, as with Identity Platform.
+        if let parent = state.withLock({ $0.projects[project] }) { config.blockingFunctions = parent.blockingFunctions }
         config.phone.testPhoneNumbers = tenant.testPhoneNumbers
         return config
     }

@@ -85,6 +85,10 @@ public struct IDTokenService: Sendable {
         return try sign(claims)
     }
 
+    /// A blocking-function event JWT, signed as ID tokens are (unsigned in emulator mode), so functions verify it
+    /// against the same published keys.
+    public func signEvent(_ claims: [String: JSONValue]) throws -> String { try sign(claims) }
+
     func sign(_ claims: [String: JSONValue]) throws -> String {
         if unsigned { return JWS.unsigned(payload: .object(claims)) }
         let signer = try keyRing.currentSigner()

@@ -1,0 +1,56 @@
+import Foundation
+
+/// Identity Platform blocking functions (`blockingFunctions` in the v2 config): HTTP endpoints Hearth calls before
+/// an account is created and before a sign-in completes, which may refuse it or change the user.
+public struct BlockingFunctionSettings: Sendable, Equatable {
+    /// The events Hearth calls functions for. (`beforeSendEmail` and `beforeSendSms` are accepted in the config,
+    /// as Identity Platform accepts them, and not called: Hearth's senders have no such hook yet.)
+    public static let events = ["beforeCreate", "beforeSignIn", "beforeSendEmail", "beforeSendSms"]
+
+    /// Event name → function URL.
+    public var triggers: [String: String] = [:]
+    /// Which of the provider's OAuth credentials go to the function (`idToken`, `accessToken`, `refreshToken`).
+    public var forwardIDToken = false
+    public var forwardAccessToken = false
+    public var forwardRefreshToken = false
+
+    public init() {}
+
+    /// Reads the v2 config's `blockingFunctions` object; INVALID_BLOCKING_FUNCTION for an unknown event or a URL
+    /// that is not absolute http(s).
+    public init(config: JSONValue) throws(AuthError) {
+        if case .object(let triggers)? = config["triggers"] {
+            for (event, trigger) in triggers {
+                guard Self.events.contains(event) else {
+                    throw AuthError(.invalidBlockingFunction, "((Event type is invalid.))")
+                }
+                guard let uri = trigger["functionUri"]?.stringValue, let url = URL(string: uri),
+                    ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty
+                else {
+                    throw AuthError(
+                        .invalidBlockingFunction, "((Expected an absolute URI with valid scheme and host.))")
+                }
+                self.triggers[event] = uri
+            }
+        }
+        let forward = config["forwardInboundCredentials"]
+        forwardIDToken = forward?["idToken"]?.boolValue ?? false
+        forwardAccessToken = forward?["accessToken"]?.boolValue ?? false
+        forwardRefreshToken = forward?["refreshToken"]?.boolValue ?? false
+    }
+
+    /// The v2 config's view.
+    public var json: JSONValue {
+        var out: [String: JSONValue] = [:]
+        if !triggers.isEmpty {
+            out["triggers"] = .object(triggers.mapValues { ["functionUri": .string($0)] })
+        }
+        if forwardIDToken || forwardAccessToken || forwardRefreshToken {
+            out["forwardInboundCredentials"] = [
+                "idToken": .bool(forwardIDToken), "accessToken": .bool(forwardAccessToken),
+                "refreshToken": .bool(forwardRefreshToken),
+            ]
+        }
+        return .object(out)
+    }
+}

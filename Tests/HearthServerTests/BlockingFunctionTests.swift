@@ -1,0 +1,120 @@
+import Foundation
+import HearthCore
+import HearthTokens
+import Hummingbird
+import Synchronization
+import Testing
+
+/// Blocking functions against a real HTTP function on 127.0.0.1 that reads the event JWT, checks its signature
+/// with the server's published key, and answers as a Cloud Function would.
+@Suite("Blocking functions")
+struct BlockingFunctionTests {
+    /// A function: records each event's claims, refuses `blocked@…`, and otherwise changes the user.
+    final class Function: Sendable {
+        let events = Mutex<[[String: JSONValue]]>([])
+
+        func router(verifyingWith h: Harness) -> Router<BasicRequestContext> {
+            let router = Router()
+            router.post("/fn") { request, _ -> Response in
+                let body = try JSONValue(parsing: String(buffer: try await request.body.collect(upTo: 1 << 20)))
+                let jwt = body["data"]?["jwt"]?.stringValue ?? ""
+                guard let parsed = JWS.parse(jwt), let kid = parsed.header["kid"]?.stringValue,
+                    let key = h.engine.idTokens.keyRing.key(kid: kid), JWS.verifyRS256(parsed, key: key.publicKey)
+                else { return Response(status: .unauthorized) }
+                self.events.withLock { $0.append(parsed.payload) }
+                let email = parsed.payload["user_record"]?["email"]?.stringValue ?? ""
+                let answer: JSONValue
+                if email.hasPrefix("blocked@") {
+                    answer = ["error": ["status": "PERMISSION_DENIED", "message": "Blocked by policy"]]
+                    return Response(
+                        status: .forbidden, headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
+                }
+                switch parsed.payload["event_type"]?.stringValue {
+                case "beforeCreate":
+                    answer = [
+                        "userRecord": [
+                            "updateMask": "displayName,customClaims", "displayName": "Named by function",
+                            "customClaims": ["role": "member"],
+                        ]
+                    ]
+                default:
+                    answer = ["userRecord": ["updateMask": "sessionClaims", "sessionClaims": ["session": "yes"]]]
+                }
+                return Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
+            }
+            return router
+        }
+    }
+
+    @Test func functionsShapeNewUsersAndSessionsAndCanRefuse() async throws {
+        let h = try await Harness()
+        let function = Function()
+        try await serveOnLoopback(function.router(verifyingWith: h)) { base in
+            try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+                let config = "/v2/projects/\(h.projectID)/config"
+                let set = try await c.admin(
+                    config,
+                    [
+                        "blockingFunctions": [
+                            "triggers": [
+                                "beforeCreate": ["functionUri": .string("\(base)/fn")],
+                                "beforeSignIn": ["functionUri": .string("\(base)/fn")],
+                            ]
+                        ]
+                    ], token: token, method: .patch)
+                #expect(set["blockingFunctions"]?["triggers"]?["beforeCreate"]?["functionUri"]?.stringValue == "\(base)/fn")
+
+                let created = try await c.signUp(email: "ada@example.com", password: "secret-1")
+                #expect(created.status == 200, "\(created.json)")
+                let claims = try claims(of: created.string("idToken"))
+                #expect(claims["role"]?.stringValue == "member", "customClaims from beforeCreate")
+                #expect(claims["session"]?.stringValue == "yes", "sessionClaims from beforeSignIn")
+                let stored = try await h.store.user(projectID: h.projectID, email: "ada@example.com")
+                #expect(stored?.displayName == "Named by function")
+                #expect(stored?.customClaims?.contains("member") == true)
+
+                let events = function.events.withLock { $0 }
+                #expect(events.map { $0["event_type"]?.stringValue } == ["beforeCreate", "beforeSignIn"])
+                #expect(events.first?["aud"]?.stringValue == "\(base)/fn")
+                #expect(events.first?["iss"]?.stringValue == "https://securetoken.google.com/\(h.projectID)")
+
+                let refused = try await c.signUp(email: "blocked@example.com", password: "secret-1")
+                #expect(refused.status == 400 && refused.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE")
+                #expect(refused.json["error"]?["message"]?.stringValue?.contains("Blocked by policy") == true)
+                #expect(try await h.store.user(projectID: h.projectID, email: "blocked@example.com") == nil)
+
+                // A session renewed by a password change is no sign-in: the function is not asked.
+                let before = function.events.withLock { $0.count }
+                let changed = try await c.post(
+                    "/v1/accounts:update",
+                    ["idToken": .string(created.string("idToken")!), "password": "secret-2", "returnSecureToken": true])
+                #expect(changed.status == 200)
+                #expect(function.events.withLock { $0.count } == before)
+            }
+        }
+    }
+
+    @Test func badConfigsAndUnreachableFunctionsAreClearErrors() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let config = "/v2/projects/\(h.projectID)/config"
+            for triggers: JSONValue in [
+                ["beforeLunch": ["functionUri": "http://127.0.0.1:1/fn"]],
+                ["beforeCreate": ["functionUri": "not a url"]],
+            ] {
+                let reply = try await c.admin(
+                    config, ["blockingFunctions": ["triggers": triggers]], token: token, method: .patch)
+                #expect(reply.errorCode == "INVALID_BLOCKING_FUNCTION")
+            }
+            // Port 1 on loopback: nothing listens.
+            _ = try await c.admin(
+                config, ["blockingFunctions": ["triggers": ["beforeSignIn": ["functionUri": "http://127.0.0.1:1/fn"]]]],
+                token: token, method: .patch)
+            let reply = try await c.signUp(email: "x@example.com", password: "secret-1")
+            #expect(reply.status == 400 && reply.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE")
+        }
+    }
+}
