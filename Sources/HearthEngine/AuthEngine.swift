@@ -80,19 +80,23 @@ public final class AuthEngine: Sendable {
 
     /// Starts a refresh-token family for `user` and mints its first ID token.
     /// `extraClaims` (a custom token's claims) go into every ID token of the session.
-    func startSession(for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil)
+    /// `secondFactor` (a multi-factor sign-in or enrollment) too.
+    func startSession(
+        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
+        secondFactor: SecondFactorClaim? = nil
+    )
         async throws -> SessionTokens
     {
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
             id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
-            signInProvider: provider, createdAt: now, extraClaims: extraClaims)
+            signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor)
         try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
             user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now,
-            extraClaims: extraClaims)
+            extraClaims: extraClaims, secondFactor: secondFactor)
         return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
     }
 

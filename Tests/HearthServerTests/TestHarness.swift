@@ -34,7 +34,7 @@ struct Harness {
 
     init(
         smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
-        providerTimeout: Duration = .seconds(60),
+        providerTimeout: Duration = .seconds(60), kek: KeyEncryptionKey? = nil,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
@@ -45,7 +45,7 @@ struct Harness {
         projectID = "test-project"
         var project = ProjectConfig(projectID: projectID, apiKeys: [Self.apiKey])
         configure(&project)
-        let keyRing = SigningKeyRing(store: store, kek: nil, clock: clock.authClock)
+        let keyRing = SigningKeyRing(store: store, kek: kek, clock: clock.authClock)
         try await keyRing.load()
         engine = AuthEngine(
             store: store,

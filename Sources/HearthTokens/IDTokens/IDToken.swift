@@ -41,7 +41,7 @@ public struct IDTokenService: Sendable {
     /// custom claims at the top level; reserved names are never taken from either.
     public func mint(
         user: UserRecord, signInProvider: String, authTime: Date, lifetimeSeconds: Int, now: Date,
-        extraClaims: String? = nil
+        extraClaims: String? = nil, secondFactor: SecondFactorClaim? = nil
     ) throws -> String {
         let iat = now.secondsSince1970
         var claims: [String: JSONValue] = [:]
@@ -63,10 +63,15 @@ public struct IDTokenService: Sendable {
         if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
         if let name = user.displayName { claims["name"] = .string(name) }
         if let picture = user.photoURL { claims["picture"] = .string(picture) }
-        claims["firebase"] = [
+        var firebase: [String: JSONValue] = [
             "identities": .object(Self.identities(of: user)),
             "sign_in_provider": .string(signInProvider),
         ]
+        if let secondFactor {
+            firebase["sign_in_second_factor"] = .string(secondFactor.factorID)
+            firebase["second_factor_identifier"] = .string(secondFactor.enrollmentID)
+        }
+        claims["firebase"] = .object(firebase)
         return try sign(claims)
     }
 
