@@ -38,9 +38,10 @@ final class TestServer {
     /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
     /// identity providers.
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
-    /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape).
+    /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings.
     init(
-        tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false, mfa: [String: Any] = [:]
+        tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
+        mfa: [String: Any] = [:], phone: [String: Any] = [:]
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -56,6 +57,10 @@ final class TestServer {
             ],
         ]
         if !mfa.isEmpty { project["mfa"] = mfa }
+        if var phoneSettings = project["phone"] as? [String: Any] {
+            phoneSettings.merge(phone) { $1 }
+            project["phone"] = phoneSettings
+        }
         let config = directory.appendingPathComponent("hearth.json")
         try JSONSerialization.data(withJSONObject: ["projects": [project]]).write(to: config)
 

@@ -91,7 +91,6 @@ enum ServerErrorMapping {
         "SECOND_FACTOR_EXISTS": .secondFactorAlreadyEnrolled,
         "SECOND_FACTOR_LIMIT_EXCEEDED": .maximumSecondFactorCountExceeded,
         "UNSUPPORTED_FIRST_FACTOR": .unsupportedFirstFactor,
-        "UNVERIFIED_EMAIL": .unverifiedEmail,
         // E-mail actions
         "EXPIRED_OOB_CODE": .expiredActionCode,
         "INVALID_OOB_CODE": .invalidActionCode,
