@@ -93,9 +93,28 @@ struct MultiFactorLiveTests {
         #expect(token.signInSecondFactor == "phone")
         #expect(token.signInProvider == "password")
 
+        // Re-authentication is a first factor too: it stops at the same challenge.
+        var reauthResolver: MultiFactorResolver?
+        do {
+            _ = try await result.user.reauthenticate(
+                with: EmailAuthProvider.credential(withEmail: email, password: "first factor"))
+        } catch let error as NSError where error.code == AuthErrorCode.secondFactorRequired.rawValue {
+            reauthResolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver
+        }
+        let again = try #require(reauthResolver)
+        let reauthID = try await phone.verifyPhoneNumber(
+            with: try #require(again.hints.first as? PhoneMultiFactorInfo), uiDelegate: nil,
+            multiFactorSession: again.session)
+        let reauthCode = try await Self.smsCode(server, to: number)
+        _ = try await again.resolveSignIn(
+            with: PhoneMultiFactorGenerator.assertion(
+                with: phone.credential(withVerificationID: reauthID, verificationCode: reauthCode)))
+        #expect(auth.currentUser?.uid == user.uid)
+
         // Unenrolling keeps the user signed in with fresh tokens; the next sign-in needs no second factor.
-        try await result.user.multiFactor.unenroll(with: hint)
-        #expect(result.user.multiFactor.enrolledFactors.isEmpty)
+        let current = try #require(auth.currentUser)
+        try await current.multiFactor.unenroll(with: hint)
+        #expect(current.multiFactor.enrolledFactors.isEmpty)
         try auth.signOut()
         _ = try await auth.signIn(withEmail: email, password: "first factor")
     }
