@@ -83,7 +83,8 @@ struct MultiFactorLiveTests {
         let hint = try #require(resolver.hints.first as? PhoneMultiFactorInfo)
         #expect(hint.phoneNumber == "+*******0177")
         #expect(hint.uid == factor.uid)
-        let signInID = try await phone.verifyPhoneNumber(with: hint, uiDelegate: nil, multiFactorSession: resolver.session)
+        let signInID = try await phone.verifyPhoneNumber(
+            with: hint, uiDelegate: nil, multiFactorSession: resolver.session)
         let credential = phone.credential(
             withVerificationID: signInID, verificationCode: try await Self.smsCode(server, to: number))
         let result = try await resolver.resolveSignIn(with: PhoneMultiFactorGenerator.assertion(with: credential))

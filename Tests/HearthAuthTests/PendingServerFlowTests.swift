@@ -45,7 +45,8 @@ struct PendingServerFlowTests {
                 "mfaPendingCredential": "pending-cred", "mfaEnrollmentId": "enrollment-1", "phoneSignInInfo": [:],
             ])
         let assertion = PhoneMultiFactorGenerator.assertion(
-            with: PhoneAuthProvider.provider(auth: auth).credential(withVerificationID: "s", verificationCode: "123456"))
+            with: PhoneAuthProvider.provider(auth: auth).credential(withVerificationID: "s", verificationCode: "123456")
+        )
         #expect(try assertion.verificationInfo() == ["sessionInfo": "s", "code": "123456"])
         // An ordinary answer passes.
         try auth.throwIfSecondFactorRequired(["localId": "uid-1", "idToken": "a.b.c", "refreshToken": "r"])

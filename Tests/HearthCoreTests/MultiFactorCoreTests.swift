@@ -56,14 +56,19 @@ struct MultiFactorCoreTests {
         }
         #expect(!MFASettings().isOn)
         let config = try JSONDecoder().decode(
-            ProjectConfig.self, from: Data(#"{"projectId":"p","mfa":{"state":"ENABLED","enabledProviders":["PHONE_SMS"]}}"#.utf8))
+            ProjectConfig.self,
+            from: Data(#"{"projectId":"p","mfa":{"state":"ENABLED","enabledProviders":["PHONE_SMS"]}}"#.utf8))
         #expect(config.mfa.allowsPhone && !config.mfa.allowsTOTP)
     }
 
     @Test func enrollmentsSurviveStorage() {
         let list = [
-            MFAEnrollment(id: "a", displayName: "phone", enrolledAt: Date(millisecondsSince1970: 1_000), factor: .phone("+16505550101")),
-            MFAEnrollment(id: "b", displayName: nil, enrolledAt: Date(millisecondsSince1970: 2_000), factor: .totp(storedSecret: "b32:ABC")),
+            MFAEnrollment(
+                id: "a", displayName: "phone", enrolledAt: Date(millisecondsSince1970: 1_000),
+                factor: .phone("+16505550101")),
+            MFAEnrollment(
+                id: "b", displayName: nil, enrolledAt: Date(millisecondsSince1970: 2_000),
+                factor: .totp(storedSecret: "b32:ABC")),
         ]
         #expect(MFAEnrollment.parseStored(MFAEnrollment.storedText(list)) == list)
         #expect(MFAEnrollment.storedText([]) == nil)

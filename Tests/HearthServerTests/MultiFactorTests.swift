@@ -92,18 +92,26 @@ struct MultiFactorTests {
 
             let started = try await c.post(
                 "/v2/accounts/mfaSignIn:start",
-                ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID), "phoneSignInInfo": [:]])
+                [
+                    "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID),
+                    "phoneSignInInfo": [:],
+                ])
             #expect(started.status == 200)
             let session = try #require(started["phoneResponseInfo"]?["sessionInfo"]?.stringValue)
             #expect(try await h.store.outbox(projectID: h.projectID).last?.phoneNumber == Self.number)
 
             let wrong = try await c.post(
                 "/v2/accounts/mfaSignIn:finalize",
-                ["mfaPendingCredential": .string(pending), "phoneVerificationInfo": ["sessionInfo": .string(session), "code": "000000"]])
+                [
+                    "mfaPendingCredential": .string(pending),
+                    "phoneVerificationInfo": ["sessionInfo": .string(session), "code": "000000"],
+                ])
             #expect(wrong.errorCode == "INVALID_CODE")
             let finalize: JSONValue = [
                 "mfaPendingCredential": .string(pending),
-                "phoneVerificationInfo": ["sessionInfo": .string(session), "code": .string(try await Self.lastCode(h))],
+                "phoneVerificationInfo": [
+                    "sessionInfo": .string(session), "code": .string(try await Self.lastCode(h)),
+                ],
             ]
             let done = try await c.post("/v2/accounts/mfaSignIn:finalize", finalize)
             #expect(done.status == 200)
@@ -120,7 +128,8 @@ struct MultiFactorTests {
 
             // The pending credential worked once.
             let again = try await c.post(
-                "/v2/accounts/mfaSignIn:start", ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID)])
+                "/v2/accounts/mfaSignIn:start",
+                ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID)])
             #expect(again.errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
 
             // The account's own phone number is no first factor once it has second factors.
@@ -130,7 +139,10 @@ struct MultiFactorTests {
             let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505550199"])
             let phoneFirst = try await c.post(
                 "/v1/accounts:signInWithPhoneNumber",
-                ["sessionInfo": .string(try #require(sent.string("sessionInfo"))), "code": .string(try await Self.lastCode(h))])
+                [
+                    "sessionInfo": .string(try #require(sent.string("sessionInfo"))),
+                    "code": .string(try await Self.lastCode(h)),
+                ])
             #expect(phoneFirst.errorCode == "UNSUPPORTED_FIRST_FACTOR")
         }
     }
@@ -152,7 +164,8 @@ struct MultiFactorTests {
             #expect(expired.errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
 
             // Ending the user's sessions (a password change, an admin revocation) ends pending ones too.
-            let second = try #require(try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            let second = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
             h.clock.advance(2)
             var user = try #require(try await h.store.user(projectID: h.projectID, email: "mfa@example.com"))
             user.validSince = Date(timeIntervalSince1970: Double(h.clock.authClock.now().secondsSince1970))
@@ -171,32 +184,72 @@ struct MultiFactorTests {
             func post(_ method: String, _ body: JSONValue) async throws -> String? {
                 try await c.post("/v2/accounts/\(method)", body).errorCode
             }
-            #expect(try await post("mfaEnrollment:start", ["phoneEnrollmentInfo": ["phoneNumber": "+16505550101"]]) == "MISSING_ID_TOKEN")
-            #expect(try await post("mfaEnrollment:start", ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "12"]]) == "INVALID_PHONE_NUMBER")
+            #expect(
+                try await post("mfaEnrollment:start", ["phoneEnrollmentInfo": ["phoneNumber": "+16505550101"]])
+                    == "MISSING_ID_TOKEN")
+            #expect(
+                try await post(
+                    "mfaEnrollment:start", ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "12"]])
+                    == "INVALID_PHONE_NUMBER")
             #expect(try await post("mfaEnrollment:start", ["idToken": .string(idToken)]) == "INVALID_ARGUMENT")
             #expect(try await post("mfaEnrollment:finalize", ["idToken": .string(idToken)]) == "INVALID_ARGUMENT")
-            #expect(try await post("mfaEnrollment:finalize", ["idToken": .string(idToken), "phoneVerificationInfo": ["sessionInfo": "s"]]) == "MISSING_CODE")
-            #expect(try await post("mfaEnrollment:finalize", ["idToken": .string(idToken), "phoneVerificationInfo": ["code": "123456"]]) == "MISSING_SESSION_INFO")
-            #expect(try await post("mfaEnrollment:finalize", ["idToken": .string(idToken), "phoneVerificationInfo": ["sessionInfo": "nope", "code": "123456"]]) == "INVALID_SESSION_INFO")
+            #expect(
+                try await post(
+                    "mfaEnrollment:finalize",
+                    ["idToken": .string(idToken), "phoneVerificationInfo": ["sessionInfo": "s"]]) == "MISSING_CODE")
+            #expect(
+                try await post(
+                    "mfaEnrollment:finalize",
+                    ["idToken": .string(idToken), "phoneVerificationInfo": ["code": "123456"]])
+                    == "MISSING_SESSION_INFO")
+            #expect(
+                try await post(
+                    "mfaEnrollment:finalize",
+                    ["idToken": .string(idToken), "phoneVerificationInfo": ["sessionInfo": "nope", "code": "123456"]])
+                    == "INVALID_SESSION_INFO")
 
             let enrolled = try await Self.enrollPhone(c, h, idToken: idToken)
             let fresh = try #require(enrolled.string("idToken"))
-            #expect(try await post("mfaEnrollment:start", ["idToken": .string(fresh), "phoneEnrollmentInfo": ["phoneNumber": "+16505550101"]]) == "SECOND_FACTOR_EXISTS")
-            #expect(try await post("mfaEnrollment:withdraw", ["idToken": .string(fresh)]) == "MISSING_MFA_ENROLLMENT_ID")
-            #expect(try await post("mfaEnrollment:withdraw", ["idToken": .string(fresh), "mfaEnrollmentId": "nope"]) == "MFA_ENROLLMENT_NOT_FOUND")
+            #expect(
+                try await post(
+                    "mfaEnrollment:start",
+                    ["idToken": .string(fresh), "phoneEnrollmentInfo": ["phoneNumber": "+16505550101"]])
+                    == "SECOND_FACTOR_EXISTS")
+            #expect(
+                try await post("mfaEnrollment:withdraw", ["idToken": .string(fresh)]) == "MISSING_MFA_ENROLLMENT_ID")
+            #expect(
+                try await post("mfaEnrollment:withdraw", ["idToken": .string(fresh), "mfaEnrollmentId": "nope"])
+                    == "MFA_ENROLLMENT_NOT_FOUND")
 
-            let pending = try #require(try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            let pending = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
             #expect(try await post("mfaSignIn:start", ["mfaEnrollmentId": "x"]) == "MISSING_MFA_PENDING_CREDENTIAL")
-            #expect(try await post("mfaSignIn:start", ["mfaPendingCredential": .string(pending)]) == "MISSING_MFA_ENROLLMENT_ID")
-            #expect(try await post("mfaSignIn:start", ["mfaPendingCredential": "forged", "mfaEnrollmentId": "x"]) == "INVALID_MFA_PENDING_CREDENTIAL")
-            #expect(try await post("mfaSignIn:start", ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": "x"]) == "MFA_ENROLLMENT_NOT_FOUND")
-            #expect(try await post("mfaSignIn:finalize", ["phoneVerificationInfo": ["sessionInfo": "s", "code": "1"]]) == "MISSING_CREDENTIAL")
-            #expect(try await post("mfaSignIn:finalize", ["mfaPendingCredential": .string(pending)]) == "INVALID_ARGUMENT")
-            #expect(try await post("mfaSignIn:finalize", ["mfaPendingCredential": .string(pending), "totpVerificationInfo": ["verificationCode": "123456"]]) == "MISSING_MFA_ENROLLMENT_ID")
+            #expect(
+                try await post("mfaSignIn:start", ["mfaPendingCredential": .string(pending)])
+                    == "MISSING_MFA_ENROLLMENT_ID")
+            #expect(
+                try await post("mfaSignIn:start", ["mfaPendingCredential": "forged", "mfaEnrollmentId": "x"])
+                    == "INVALID_MFA_PENDING_CREDENTIAL")
+            #expect(
+                try await post("mfaSignIn:start", ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": "x"])
+                    == "MFA_ENROLLMENT_NOT_FOUND")
+            #expect(
+                try await post("mfaSignIn:finalize", ["phoneVerificationInfo": ["sessionInfo": "s", "code": "1"]])
+                    == "MISSING_CREDENTIAL")
+            #expect(
+                try await post("mfaSignIn:finalize", ["mfaPendingCredential": .string(pending)]) == "INVALID_ARGUMENT")
+            #expect(
+                try await post(
+                    "mfaSignIn:finalize",
+                    ["mfaPendingCredential": .string(pending), "totpVerificationInfo": ["verificationCode": "123456"]])
+                    == "MISSING_MFA_ENROLLMENT_ID")
 
             // Withdrawing answers fresh tokens without the factor; sign-in is single-factor again.
-            let enrollmentID = try #require(try await c.lookup(fresh)["users"]?[0]?["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)
-            let withdrawn = try await c.post("/v2/accounts/mfaEnrollment:withdraw", ["idToken": .string(fresh), "mfaEnrollmentId": .string(enrollmentID)])
+            let enrollmentID = try #require(
+                try await c.lookup(fresh)["users"]?[0]?["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)
+            let withdrawn = try await c.post(
+                "/v2/accounts/mfaEnrollment:withdraw",
+                ["idToken": .string(fresh), "mfaEnrollmentId": .string(enrollmentID)])
             #expect(withdrawn.status == 200)
             #expect(try claims(of: withdrawn.string("idToken"))["firebase"]?["sign_in_second_factor"] == nil)
             let withdrawnToken = try #require(withdrawn.string("idToken"))
@@ -245,10 +298,13 @@ struct MultiFactorTests {
                 "/v2/accounts/mfaEnrollment:start",
                 ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": "+16505550101"]])
             #expect(r.errorCode == "OPERATION_NOT_ALLOWED")
-            let t = try await c.post("/v2/accounts/mfaEnrollment:start", ["idToken": .string(idToken), "totpEnrollmentInfo": [:]])
+            let t = try await c.post(
+                "/v2/accounts/mfaEnrollment:start", ["idToken": .string(idToken), "totpEnrollmentInfo": [:]])
             #expect(t.errorCode == "OPERATION_NOT_ALLOWED")
             var user = try #require(try await off.store.user(projectID: off.projectID, uid: uid))
-            user.mfaEnrollments = [MFAEnrollment(id: "e1", displayName: nil, enrolledAt: Date(), factor: .phone(Self.number))]
+            user.mfaEnrollments = [
+                MFAEnrollment(id: "e1", displayName: nil, enrolledAt: Date(), factor: .phone(Self.number))
+            ]
             try await off.store.updateUser(user)
             #expect(try await c.signIn("mfa@example.com", "correct horse").string("idToken") != nil)
         }
@@ -272,13 +328,19 @@ struct MultiFactorTests {
 
             let wrong = try await c.post(
                 "/v2/accounts/mfaEnrollment:finalize",
-                ["idToken": .string(idToken), "totpVerificationInfo": ["sessionInfo": .string(session), "verificationCode": "12345"]])
+                [
+                    "idToken": .string(idToken),
+                    "totpVerificationInfo": ["sessionInfo": .string(session), "verificationCode": "12345"],
+                ])
             #expect(wrong.errorCode == "INVALID_CODE")
             let enrolled = try await c.post(
                 "/v2/accounts/mfaEnrollment:finalize",
                 [
                     "idToken": .string(idToken), "displayName": "authenticator",
-                    "totpVerificationInfo": ["sessionInfo": .string(session), "verificationCode": .string(try Self.totpCode(h, secret: secret))],
+                    "totpVerificationInfo": [
+                        "sessionInfo": .string(session),
+                        "verificationCode": .string(try Self.totpCode(h, secret: secret)),
+                    ],
                 ])
             #expect(enrolled.status == 200)
             #expect(try claims(of: enrolled.string("idToken"))["firebase"]?["sign_in_second_factor"] == "totp")
@@ -291,8 +353,10 @@ struct MultiFactorTests {
             func finalize(_ pending: String, _ code: String) async throws -> Client.Reply {
                 try await c.post(
                     "/v2/accounts/mfaSignIn:finalize",
-                    ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID),
-                     "totpVerificationInfo": ["verificationCode": .string(code)]])
+                    [
+                        "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID),
+                        "totpVerificationInfo": ["verificationCode": .string(code)],
+                    ])
             }
             let first = try await c.signIn("mfa@example.com", "correct horse")
             let pending = try #require(first.string("mfaPendingCredential"))
@@ -300,7 +364,9 @@ struct MultiFactorTests {
             // The enrollment's code is used; it cannot sign in.
             #expect(try await finalize(pending, try Self.totpCode(h, secret: secret)).errorCode == "INVALID_CODE")
             // Two steps back is outside a window of one.
-            #expect(try await finalize(pending, try Self.totpCode(h, secret: secret, offset: -2)).errorCode == "INVALID_CODE")
+            #expect(
+                try await finalize(pending, try Self.totpCode(h, secret: secret, offset: -2)).errorCode
+                    == "INVALID_CODE")
             // One step ahead (a fast phone clock) is inside it.
             let done = try await finalize(pending, try Self.totpCode(h, secret: secret, offset: 1))
             #expect(done.status == 200)
@@ -309,16 +375,21 @@ struct MultiFactorTests {
             #expect(tokenClaims["firebase"]?["second_factor_identifier"]?.stringValue == enrollmentID)
 
             // The same code again, with a new pending credential, is a replay.
-            let next = try #require(try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
-            #expect(try await finalize(next, try Self.totpCode(h, secret: secret, offset: 1)).errorCode == "INVALID_CODE")
+            let next = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            #expect(
+                try await finalize(next, try Self.totpCode(h, secret: secret, offset: 1)).errorCode == "INVALID_CODE")
             h.clock.advance(60)
             #expect(try await finalize(next, try Self.totpCode(h, secret: secret)).status == 200)
 
             // Five wrong codes drop the pending credential's chances.
-            let guessed = try #require(try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            let guessed = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
             for _ in 0..<5 { #expect(try await finalize(guessed, "000000").errorCode == "INVALID_CODE") }
             h.clock.advance(30)
-            #expect(try await finalize(guessed, try Self.totpCode(h, secret: secret)).errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(
+                try await finalize(guessed, try Self.totpCode(h, secret: secret)).errorCode
+                    == "TOO_MANY_ATTEMPTS_TRY_LATER")
         }
     }
 
@@ -333,19 +404,28 @@ struct MultiFactorTests {
             let session = try #require(started["totpSessionInfo"]?["sessionInfo"]?.stringValue)
             let enrolled = try await c.post(
                 "/v2/accounts/mfaEnrollment:finalize",
-                ["idToken": .string(idToken), "totpVerificationInfo": ["sessionInfo": .string(session), "verificationCode": .string(try Self.totpCode(h, secret: secret))]])
+                [
+                    "idToken": .string(idToken),
+                    "totpVerificationInfo": [
+                        "sessionInfo": .string(session),
+                        "verificationCode": .string(try Self.totpCode(h, secret: secret)),
+                    ],
+                ])
             #expect(enrolled.status == 200)
             let stored = try #require(try await h.store.user(projectID: h.projectID, uid: uid)?.mfaEnrollments.first)
             guard case .totp(let sealed) = stored.factor else { Issue.record("not a TOTP factor"); return }
             #expect(sealed.hasPrefix(MFAEnrollment.sealedPrefix))
             #expect(!sealed.contains(secret))
             // And it still verifies.
-            let pending = try #require(try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            let pending = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
             h.clock.advance(30)
             let done = try await c.post(
                 "/v2/accounts/mfaSignIn:finalize",
-                ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(stored.id),
-                 "totpVerificationInfo": ["verificationCode": .string(try Self.totpCode(h, secret: secret))]])
+                [
+                    "mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(stored.id),
+                    "totpVerificationInfo": ["verificationCode": .string(try Self.totpCode(h, secret: secret))],
+                ])
             #expect(done.status == 200)
         }
     }
@@ -356,8 +436,12 @@ struct MultiFactorTests {
         @Sendable func signInWithGoogle(_ c: Client) async throws -> Client.Reply {
             try await c.post(
                 "/v1/accounts:signInWithIdp",
-                ["postBody": .string("providerId=google.com&id_token=\(google.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
-                 "requestUri": "http://localhost", "returnSecureToken": true])
+                [
+                    "postBody": .string(
+                        "providerId=google.com&id_token=\(google.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+                    ),
+                    "requestUri": "http://localhost", "returnSecureToken": true,
+                ])
         }
         try await h.run { c in
             let first = try await signInWithGoogle(c)
@@ -378,8 +462,10 @@ struct MultiFactorTests {
             let base = "/v1/projects/\(h.projectID)"
             let created = try await c.admin(
                 "\(base)/accounts",
-                ["email": "admin-made@example.com", "emailVerified": true,
-                 "mfaInfo": [["phoneInfo": "+16505550111", "displayName": "desk"]]], token: owner)
+                [
+                    "email": "admin-made@example.com", "emailVerified": true,
+                    "mfaInfo": [["phoneInfo": "+16505550111", "displayName": "desk"]],
+                ], token: owner)
             #expect(created.status == 200)
             let uid = try #require(created.string("localId"))
             let looked = try await c.admin("\(base)/accounts:lookup", ["localId": [.string(uid)]], token: owner)
@@ -390,10 +476,18 @@ struct MultiFactorTests {
 
             let updated = try await c.admin(
                 "\(base)/accounts:update",
-                ["localId": .string(uid), "mfa": ["enrollments": [
-                    ["mfaEnrollmentId": "keep-1", "phoneInfo": "+16505550112", "enrolledAt": "2024-05-01T10:00:00Z"],
-                    ["mfaEnrollmentId": "keep-2", "phoneInfo": "+16505550113"],
-                ]]], token: owner)
+                [
+                    "localId": .string(uid),
+                    "mfa": [
+                        "enrollments": [
+                            [
+                                "mfaEnrollmentId": "keep-1", "phoneInfo": "+16505550112",
+                                "enrolledAt": "2024-05-01T10:00:00Z",
+                            ],
+                            ["mfaEnrollmentId": "keep-2", "phoneInfo": "+16505550113"],
+                        ]
+                    ],
+                ], token: owner)
             #expect(updated.status == 200)
             let stored = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
             #expect(stored.mfaEnrollments.map(\.id) == ["keep-1", "keep-2"])
@@ -401,9 +495,15 @@ struct MultiFactorTests {
 
             let duplicate = try await c.admin(
                 "\(base)/accounts:update",
-                ["localId": .string(uid), "mfa": ["enrollments": [
-                    ["mfaEnrollmentId": "a", "phoneInfo": "+16505550112"], ["mfaEnrollmentId": "a", "phoneInfo": "+16505550113"],
-                ]]], token: owner)
+                [
+                    "localId": .string(uid),
+                    "mfa": [
+                        "enrollments": [
+                            ["mfaEnrollmentId": "a", "phoneInfo": "+16505550112"],
+                            ["mfaEnrollmentId": "a", "phoneInfo": "+16505550113"],
+                        ]
+                    ],
+                ], token: owner)
             #expect(duplicate.errorCode == "DUPLICATE_MFA_ENROLLMENT_ID")
             let badNumber = try await c.admin(
                 "\(base)/accounts:update",
@@ -420,15 +520,26 @@ struct MultiFactorTests {
 
             let imported = try await c.admin(
                 "\(base)/accounts:batchCreate",
-                ["users": [["localId": "imp-1", "email": "imp@example.com",
-                            "mfaInfo": [["mfaEnrollmentId": "imp-e", "phoneInfo": "+16505550114", "displayName": "old phone"]]]]],
+                [
+                    "users": [
+                        [
+                            "localId": "imp-1", "email": "imp@example.com",
+                            "mfaInfo": [
+                                ["mfaEnrollmentId": "imp-e", "phoneInfo": "+16505550114", "displayName": "old phone"]
+                            ],
+                        ]
+                    ]
+                ],
                 token: owner)
             #expect(imported.status == 200)
             #expect(imported["error"] == [])
             let importedUser = try #require(try await h.store.user(projectID: h.projectID, uid: "imp-1"))
-            #expect(importedUser.mfaEnrollments == [
-                MFAEnrollment(id: "imp-e", displayName: "old phone", enrolledAt: importedUser.mfaEnrollments[0].enrolledAt, factor: .phone("+16505550114"))
-            ])
+            #expect(
+                importedUser.mfaEnrollments == [
+                    MFAEnrollment(
+                        id: "imp-e", displayName: "old phone", enrolledAt: importedUser.mfaEnrollments[0].enrolledAt,
+                        factor: .phone("+16505550114"))
+                ])
             let exported = UserExportFormat.entry(importedUser)
             #expect(exported["mfaInfo"]?[0]?["phoneInfo"] == "+16505550114")
         }

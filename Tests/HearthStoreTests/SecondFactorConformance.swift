@@ -23,7 +23,10 @@ struct SecondFactorConformance {
             var updated = try #require(try await store.user(projectID: "p1", uid: "u1"))
             updated.mfaEnrollments.append(Self.totp)
             try await store.updateUser(updated)
-            #expect(try await store.user(projectID: "p1", email: "ada@example.com")?.mfaEnrollments == [Self.phone, Self.totp])
+            #expect(
+                try await store.user(projectID: "p1", email: "ada@example.com")?.mfaEnrollments == [
+                    Self.phone, Self.totp,
+                ])
             // An update based on the old version cannot undo the enrollment.
             var stale = user
             stale.mfaEnrollments = []
@@ -67,11 +70,21 @@ struct SecondFactorConformance {
                 firstFactor: "google.com", totpSecret: "b32:ABC", createdAt: Fixture.t0, expiresAt: Fixture.t(600))
             try await store.insertPendingSecondFactor(pending)
             try await store.insertPendingSecondFactor(enrollment)
-            #expect(try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(1)) == pending)
-            #expect(try await store.pendingSecondFactor(hash: Fixture.hash("p2"), projectID: "p1", now: Fixture.t(1)) == enrollment)
-            #expect(try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p2", now: Fixture.t(1)) == nil)
-            #expect(try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(600)) == nil)
-            #expect(try await store.consumePendingSecondFactor(hash: Fixture.hash("p2"), projectID: "p1", now: Fixture.t(600)) == nil)
+            #expect(
+                try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(1))
+                    == pending)
+            #expect(
+                try await store.pendingSecondFactor(hash: Fixture.hash("p2"), projectID: "p1", now: Fixture.t(1))
+                    == enrollment)
+            #expect(
+                try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p2", now: Fixture.t(1)) == nil
+            )
+            #expect(
+                try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(600))
+                    == nil)
+            #expect(
+                try await store.consumePendingSecondFactor(
+                    hash: Fixture.hash("p2"), projectID: "p1", now: Fixture.t(600)) == nil)
 
             // Of concurrent uses, across two store instances, exactly one gets it.
             let stores = [store, try await openAnother()]
@@ -85,7 +98,9 @@ struct SecondFactorConformance {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(winners == 1)
-            #expect(try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(3)) == nil)
+            #expect(
+                try await store.pendingSecondFactor(hash: Fixture.hash("p1"), projectID: "p1", now: Fixture.t(3)) == nil
+            )
         }
     }
 }

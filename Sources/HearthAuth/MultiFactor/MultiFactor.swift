@@ -64,7 +64,8 @@ public final class MultiFactor: Sendable {
 
     /// Sends `body` with the user's ID token, takes the new tokens and reloads the account.
     private func finish(_ endpoint: IdentityToolkitClient.Endpoint, _ body: [String: JSON]) async throws {
-        let r = try await user.authorizedCall(endpoint) { idToken in body.merging(["idToken": .string(idToken)]) { $1 } }
+        let r = try await user.authorizedCall(endpoint) { idToken in body.merging(["idToken": .string(idToken)]) { $1 }
+        }
         if let tokens = TokenSet(identityToolkit: r) { user.apply(tokens) }
         try await user.reload()
     }

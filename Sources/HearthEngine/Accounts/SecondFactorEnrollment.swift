@@ -97,14 +97,16 @@ extension AuthEngine {
             guard let session = session.nonEmpty else { throw AuthError(.missingSessionInfo) }
             let hash = Self.pendingHash(session)
             guard
-                let pending = try await store.pendingSecondFactor(hash: hash, projectID: project.projectID, now: clock.now()),
+                let pending = try await store.pendingSecondFactor(
+                    hash: hash, projectID: project.projectID, now: clock.now()),
                 pending.purpose == .totpEnrollment, pending.uid == user.uid, let secret = pending.totpSecret
             else { throw AuthError(.invalidSessionInfo) }
             try await verifyTOTP(
                 code: code, storedSecret: secret, adjacentIntervals: project.mfa.totpAdjacentIntervals ?? 0,
                 uid: user.uid, enrollmentID: enrollmentID, attemptsKey: session, origin: origin)
-            guard try await store.consumePendingSecondFactor(hash: hash, projectID: project.projectID, now: clock.now())
-                != nil
+            guard
+                try await store.consumePendingSecondFactor(hash: hash, projectID: project.projectID, now: clock.now())
+                    != nil
             else { throw AuthError(.invalidSessionInfo) }
             factor = .totp(storedSecret: secret)
         }
@@ -114,7 +116,8 @@ extension AuthEngine {
             guard var current = try await store.user(projectID: project.projectID, uid: user.uid) else {
                 throw AuthError(.userNotFound)
             }
-            if let number = enrollment.phoneNumber, current.mfaEnrollments.contains(where: { $0.phoneNumber == number }) {
+            if let number = enrollment.phoneNumber, current.mfaEnrollments.contains(where: { $0.phoneNumber == number })
+            {
                 throw AuthError(
                     .secondFactorExists, "Phone number already enrolled as second factor for this account.")
             }

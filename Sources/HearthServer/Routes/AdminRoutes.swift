@@ -47,7 +47,9 @@ extension AuthRoutes {
             customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
             deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider"))
         // `mfa` present: its enrollments replace the user's (none: all removed); absent: unchanged.
-        if let mfa = try wire.message("mfa") { request.mfaEnrollments = try adminEnrollments(mfa.objects("enrollments")) }
+        if let mfa = try wire.message("mfa") {
+            request.mfaEnrollments = try adminEnrollments(mfa.objects("enrollments"))
+        }
         let user = try await engine.adminUpdateUser(request, origin: origin)
         return UserEncoding.setAccountInfo(user)
     }
