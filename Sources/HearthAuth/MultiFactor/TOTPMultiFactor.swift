@@ -43,7 +43,12 @@ public final class TOTPSecret: Sendable {
     @MainActor public func openInOTPApp(withQRCodeURL qrCodeURL: String) {
         guard let url = URL(string: qrCodeURL) else { return }
         #if canImport(UIKit) && !os(watchOS)
-            UIApplication.shared.open(url)
+            // Through the runtime, as FirebaseAuth does: `UIApplication.shared` is unavailable to app extensions.
+            let selector = NSSelectorFromString("sharedApplication")
+            guard UIApplication.responds(to: selector),
+                let application = UIApplication.perform(selector)?.takeUnretainedValue() as? UIApplication
+            else { return }
+            application.open(url)
         #elseif canImport(AppKit)
             NSWorkspace.shared.open(url)
         #else
