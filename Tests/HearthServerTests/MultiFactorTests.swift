@@ -390,6 +390,19 @@ struct MultiFactorTests {
             #expect(
                 try await finalize(guessed, try Self.totpCode(h, secret: secret)).errorCode
                     == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // New pending credentials do not buy more guesses: the user's limit (10 in 15 minutes) holds across them.
+            let another = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            // Seven wrong codes so far (the enrollment's typo, two steps back, five guesses): three more reach ten.
+            for _ in 0..<3 { #expect(try await finalize(another, "000000").errorCode == "INVALID_CODE") }
+            let third = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            #expect(try await finalize(third, "000000").errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            // A quarter of an hour later the user may try again.
+            h.clock.advance(901)
+            let later = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            #expect(try await finalize(later, try Self.totpCode(h, secret: secret)).status == 200)
         }
     }
 

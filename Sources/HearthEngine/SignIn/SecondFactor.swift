@@ -53,8 +53,12 @@ public struct SecondFactorSignInFinalizeRequest: Sendable {
 extension AuthEngine {
     /// How long a first factor waits for its second (and a TOTP enrollment for its first code).
     public static let pendingSecondFactorLifetime: TimeInterval = 600
-    /// Wrong TOTP codes allowed per pending credential before it is dropped.
+    /// Wrong TOTP codes allowed per pending credential.
     static let totpAttemptsPerCredential = 5
+    /// Wrong TOTP codes allowed per user in `totpUserWindowSeconds`, whatever the pending credential: someone who
+    /// knows the password can start as many sign-ins as they like, so the credential's own limit is not enough.
+    static let totpAttemptsPerUser = 10
+    static let totpUserWindowSeconds = 900
     /// First factors that cannot be combined with a second, as Firebase lists them.
     static let ineligibleFirstFactors: Set<String> = [
         ProviderID.anonymous, ProviderID.phone, ProviderID.custom, "gc.apple.com",
@@ -202,13 +206,17 @@ extension AuthEngine {
         let secret = try openTOTPSecret(storedSecret)
         let now = clock.now()
         let failures = "mfa:totp:fail:\(Base64URL.encode(Self.pendingHash(attemptsKey)))"
+        let userFailures = "mfa:totp:fail:user:\(origin.project.projectID):\(uid)"
         let window = Int(Self.pendingSecondFactorLifetime)
-        if try await isOverLimit(failures, limit: Self.totpAttemptsPerCredential, windowSeconds: window) {
-            throw AuthError(.tooManyAttemptsTryLater)
-        }
+        let credentialLocked = try await isOverLimit(
+            failures, limit: Self.totpAttemptsPerCredential, windowSeconds: window)
+        let userLocked = try await isOverLimit(
+            userFailures, limit: Self.totpAttemptsPerUser, windowSeconds: Self.totpUserWindowSeconds)
+        if credentialLocked || userLocked { throw AuthError(.tooManyAttemptsTryLater) }
         guard let step = TOTP.matchingStep(code: code, secret: secret, now: now, adjacentIntervals: adjacentIntervals)
         else {
             _ = try await store.incrementCounter(failures, windowSeconds: window, now: now)
+            _ = try await store.incrementCounter(userFailures, windowSeconds: Self.totpUserWindowSeconds, now: now)
             throw AuthError(.invalidCode)
         }
         let used = "totp:\(origin.project.projectID):\(uid):\(enrollmentID):\(step)"
