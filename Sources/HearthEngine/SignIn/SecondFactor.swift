@@ -66,6 +66,7 @@ extension AuthEngine {
 
     /// The one way a first factor ends: a session, or, for a user with second factors in a project with
     /// multi-factor on, a challenge. Every first-factor sign-in calls this, so none can skip the second factor.
+    /// `extraClaims` reach the session only: custom tokens, their one source, are never challenged (as in Firebase).
     public func finishFirstFactor(
         for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil
     ) async throws -> FirstFactorCompletion {
