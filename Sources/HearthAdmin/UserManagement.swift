@@ -14,6 +14,52 @@ public struct AdminUser: Sendable, Equatable {
     public var validSince: Date?
     public var customClaims: [String: JSONValue]
     public var providerIDs: [String]
+    /// The user's second factors (the Admin SDKs' `multiFactor.enrolledFactors`).
+    public var enrolledFactors: [SecondFactor]
+
+    /// An enrolled second factor, as the Admin SDKs' `MultiFactorInfo` shows it.
+    public struct SecondFactor: Sendable, Equatable {
+        /// The enrollment id.
+        public var uid: String
+        /// `phone` or `totp`.
+        public var factorID: String
+        public var displayName: String?
+        public var phoneNumber: String?
+        public var enrollmentTime: Date?
+
+        public init(
+            uid: String, factorID: String = "phone", displayName: String? = nil, phoneNumber: String? = nil,
+            enrollmentTime: Date? = nil
+        ) {
+            self.uid = uid
+            self.factorID = factorID
+            self.displayName = displayName
+            self.phoneNumber = phoneNumber
+            self.enrollmentTime = enrollmentTime
+        }
+
+        init?(_ o: JSONValue) {
+            guard let id = o["mfaEnrollmentId"]?.stringValue else { return nil }
+            let phone = o["phoneInfo"]?.stringValue
+            self.init(
+                uid: id, factorID: phone == nil ? "totp" : "phone", displayName: o["displayName"]?.stringValue,
+                phoneNumber: phone,
+                enrollmentTime: o["enrolledAt"]?.stringValue.flatMap {
+                    try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse($0)
+                })
+        }
+
+        /// `mfa.enrollments` / `mfaInfo` entry of a request (phone factors only, as the Admin SDKs allow).
+        var request: JSONValue {
+            var o: [String: JSONValue] = ["mfaEnrollmentId": .string(uid)]
+            o["phoneInfo"] = phoneNumber.map(JSONValue.string)
+            o["displayName"] = displayName.map(JSONValue.string)
+            o["enrolledAt"] = enrollmentTime.map {
+                .string(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format($0))
+            }
+            return .object(o)
+        }
+    }
 
     init(_ o: JSONValue) {
         uid = o["localId"]?.stringValue ?? ""
@@ -30,6 +76,7 @@ public struct AdminUser: Sendable, Equatable {
         } else {
             providerIDs = []
         }
+        enrolledFactors = (o["mfaInfo"]?.arrayValue ?? []).compactMap(SecondFactor.init)
     }
 }
 
@@ -66,9 +113,10 @@ public struct UserManagement: Sendable {
         return try await get(uid: reply["localId"]?.stringValue ?? "")
     }
 
+    /// `enrolledFactors` replaces the user's second factors (phone factors; an empty list removes them all).
     public func update(
         uid: String, email: String? = nil, password: String? = nil, displayName: String? = nil,
-        emailVerified: Bool? = nil, disabled: Bool? = nil
+        emailVerified: Bool? = nil, disabled: Bool? = nil, enrolledFactors: [AdminUser.SecondFactor]? = nil
     ) async throws -> AdminUser {
         var body: [String: JSONValue] = ["localId": .string(uid)]
         body["email"] = email.map(JSONValue.string)
@@ -76,6 +124,7 @@ public struct UserManagement: Sendable {
         body["displayName"] = displayName.map(JSONValue.string)
         body["emailVerified"] = emailVerified.map(JSONValue.bool)
         body["disableUser"] = disabled.map(JSONValue.bool)
+        body["mfa"] = enrolledFactors.map { ["enrollments": .array($0.map(\.request))] }
         _ = try await admin.call(.POST, "/accounts:update", .object(body))
         return try await get(uid: uid)
     }

@@ -88,10 +88,12 @@ public final class AuthEngine: Sendable {
     // MARK: Sessions
 
     /// Starts a refresh-token family for `user` and mints its first ID token. `extraClaims` (a custom token's
-    /// claims) go into every ID token of the session. A sign-in (`signIn`, unlike a session renewed after a
-    /// credential change) runs the project's `beforeSignIn` function first, whose session claims join them.
+    /// claims) go into every ID token of the session, `secondFactor` (a multi-factor sign-in or enrollment) too.
+    /// A sign-in (`signIn`, unlike a session renewed after a credential change) runs the project's `beforeSignIn`
+    /// function first, whose session claims join the extra claims.
     func startSession(
-        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil, signIn: Bool = true
+        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
+        secondFactor: SecondFactorClaim? = nil, signIn: Bool = true
     ) async throws -> SessionTokens {
         var user = user
         var extraClaims = extraClaims
@@ -104,12 +106,12 @@ public final class AuthEngine: Sendable {
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
             id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
-            signInProvider: provider, createdAt: now, extraClaims: extraClaims)
+            signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor)
         try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
             user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now,
-            extraClaims: extraClaims)
+            extraClaims: extraClaims, secondFactor: secondFactor)
         return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
     }
 

@@ -133,7 +133,8 @@ public final class PostgresAuthStore: AuthStore {
                   created_at = \(user.createdAt.millisecondsSince1970),
                   last_login_at = \(user.lastLoginAt?.millisecondsSince1970),
                   last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
-                  custom_auth = \(user.customAuth), version = version + 1
+                  custom_auth = \(user.customAuth), mfa_info = \(MFAEnrollment.storedText(user.mfaEnrollments)),
+                  version = version + 1
                 WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
                 RETURNING 1
                 """)
@@ -186,9 +187,11 @@ public final class PostgresAuthStore: AuthStore {
         try await transaction { db in
             try await db.run(
                 """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims)
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+                  second_factor, second_factor_id)
                 VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
-                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims))
+                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims),
+                  \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID))
                 """)
             try await db.run(
                 """
@@ -558,12 +561,13 @@ extension PostgresAuthStore {
             """
             INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
               password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, version)
+              last_refresh_at, custom_claims, custom_auth, mfa_info, version)
             VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
               \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
               \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
               \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
-              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth), \(user.version))
+              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth),
+              \(MFAEnrollment.storedText(user.mfaEnrollments)), \(user.version))
             """)
         try await writeProviders(db, user)
     }
@@ -622,6 +626,7 @@ extension PostgresAuthStore {
                         lastRefreshAt: try date(row["last_refresh_at"]),
                         customClaims: try row["custom_claims"].decode(String?.self),
                         customAuth: try row["custom_auth"].decode(Bool.self),
+                        mfaEnrollments: MFAEnrollment.parseStored(try row["mfa_info"].decode(String?.self)),
                         version: try row["version"].decode(Int64.self)))
             }
             guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
@@ -653,7 +658,15 @@ extension PostgresAuthStore {
             revokedAt: try date(row["revoked_at"]),
             revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(
                 RefreshRevocationReason.init(rawValue:)),
-            extraClaims: try row["extra_claims"].decode(String?.self))
+            extraClaims: try row["extra_claims"].decode(String?.self),
+            secondFactor: try secondFactor(row))
+    }
+
+    static func secondFactor(_ row: PostgresRandomAccessRow) throws -> SecondFactorClaim? {
+        guard let factor = try row["second_factor"].decode(String?.self),
+            let enrollment = try row["second_factor_id"].decode(String?.self)
+        else { return nil }
+        return SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
     }
 
     static func revokeFamilies(

@@ -206,5 +206,27 @@ enum PostgresSchema {
                 "CREATE TABLE single_use_keys (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at)",
             ]),
+        // Multi-factor: enrollments are data of the user (a JSON list); sessions remember the second factor for
+        // their ID tokens; pending sign-ins and TOTP enrollments are kept by credential hash until used or expired.
+        Migration(
+            version: "v7_mfa",
+            statements: [
+                "ALTER TABLE users ADD COLUMN mfa_info TEXT",
+                "ALTER TABLE refresh_families ADD COLUMN second_factor TEXT",
+                "ALTER TABLE refresh_families ADD COLUMN second_factor_id TEXT",
+                """
+                CREATE TABLE mfa_pending (
+                  credential_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  purpose TEXT NOT NULL,
+                  first_factor TEXT NOT NULL,
+                  totp_secret TEXT,
+                  created_at BIGINT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX mfa_pending_expiry ON mfa_pending (expires_at)",
+            ]),
     ]
 }

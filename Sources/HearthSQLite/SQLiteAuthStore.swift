@@ -79,7 +79,8 @@ public final class SQLiteAuthStore: AuthStore {
                 """
                 UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
                   password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
-                  last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, version = version + 1
+                  last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, mfa_info = ?,
+                  version = version + 1
                 WHERE project_id = ? AND uid = ? AND version = ?
                 """, StatementArguments(args + key + [user.version]))
             if db.changesCount == 0 {
@@ -134,12 +135,14 @@ public final class SQLiteAuthStore: AuthStore {
         try await pool.write { db in
             try db.run(
                 """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+                  second_factor, second_factor_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
                     family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
+                    family.secondFactor?.factorID, family.secondFactor?.enrollmentID,
                 ])
             try db.run(
                 "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
@@ -153,7 +156,8 @@ public final class SQLiteAuthStore: AuthStore {
                 db.cachedStatement(
                     sql: """
                         SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
-                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims
+                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims,
+                          f.second_factor, f.second_factor_id
                         FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
                         WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
                         """),
@@ -163,6 +167,9 @@ public final class SQLiteAuthStore: AuthStore {
             guard let row else { return .unknown }
             var family = Self.family(from: row)
             family.extraClaims = row[10]
+            if let factor = row[11] as String?, let enrollment = row[12] as String? {
+                family.secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
+            }
             if family.revokedAt != nil { return .revoked(family) }
             if !r.rotate { return .kept(family) }
             let nowMs = r.now.millisecondsSince1970
@@ -485,6 +492,7 @@ extension SQLiteAuthStore {
             u.passwordUpdatedAt?.millisecondsSince1970, u.validSince.millisecondsSince1970, u.disabled,
             u.createdAt.millisecondsSince1970, u.lastLoginAt?.millisecondsSince1970,
             u.lastRefreshAt?.millisecondsSince1970, u.customClaims, u.customAuth,
+            MFAEnrollment.storedText(u.mfaEnrollments),
         ]
     }
 
@@ -494,8 +502,8 @@ extension SQLiteAuthStore {
             """
             INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
               password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              last_refresh_at, custom_claims, custom_auth, mfa_info, version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, StatementArguments(userArguments(user) + [user.version]))
         try writeProviders(db, user)
     }
@@ -520,7 +528,7 @@ extension SQLiteAuthStore {
           u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
           u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
           l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number,
-          l.private_email
+          l.private_email, u.mfa_info
         """
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
@@ -547,7 +555,8 @@ extension SQLiteAuthStore {
                         photoURL: row[5], phoneNumber: row[6], passwordHash: row[7], passwordUpdatedAt: date(row[8]),
                         validSince: Date(millisecondsSince1970: row[9]), disabled: row[10],
                         createdAt: Date(millisecondsSince1970: row[11]), lastLoginAt: date(row[12]),
-                        lastRefreshAt: date(row[13]), customClaims: row[14], customAuth: row[15], version: row[16]))
+                        lastRefreshAt: date(row[13]), customClaims: row[14], customAuth: row[15],
+                        mfaEnrollments: MFAEnrollment.parseStored(row[25]), version: row[16]))
             }
             if let providerID = row[17] as String? {
                 users[users.count - 1].providers.append(

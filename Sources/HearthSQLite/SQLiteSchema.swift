@@ -183,6 +183,27 @@ enum SQLiteSchema {
                     CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at);
                     """)
         }
+        // Multi-factor: enrollments are data of the user (a JSON list); sessions remember the second factor for
+        // their ID tokens; pending sign-ins and TOTP enrollments are kept by credential hash until used or expired.
+        m.registerMigration("v7_mfa") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN mfa_info TEXT;
+                    ALTER TABLE refresh_families ADD COLUMN second_factor TEXT;
+                    ALTER TABLE refresh_families ADD COLUMN second_factor_id TEXT;
+                    CREATE TABLE mfa_pending (
+                      credential_hash BLOB PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      uid TEXT NOT NULL,
+                      purpose TEXT NOT NULL,
+                      first_factor TEXT NOT NULL,
+                      totp_secret TEXT,
+                      created_at INTEGER NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX mfa_pending_expiry ON mfa_pending (expires_at);
+                    """)
+        }
         return m
     }
 }

@@ -115,6 +115,14 @@ public protocol AuthStore: Sendable {
     /// Messages to a project, oldest first.
     func emailOutbox(projectID: String) async throws -> [EmailOutboxMessage]
 
+    // MARK: Second factors
+
+    func insertPendingSecondFactor(_ pending: PendingSecondFactor) async throws
+    /// The live pending step with this hash, without using it up (`mfaSignIn:start` sends a code for it).
+    func pendingSecondFactor(hash: [UInt8], projectID: String, now: Date) async throws -> PendingSecondFactor?
+    /// Deletes the step and returns it if it was live: each works once, even under concurrent use.
+    func consumePendingSecondFactor(hash: [UInt8], projectID: String, now: Date) async throws -> PendingSecondFactor?
+
     /// Project settings changed at run time through the admin config API, as JSON object text.
     func projectSettings(projectID: String) async throws -> String?
     func saveProjectSettings(projectID: String, settings: String, at: Date) async throws

@@ -17,12 +17,16 @@ public struct RefreshTokenFamily: Sendable, Equatable {
     public var revokeReason: RefreshRevocationReason?
     /// Claims that every ID token of this session carries, as JSON object text: a custom token's `claims`.
     public var extraClaims: String?
+    /// The second factor the sign-in passed, for every ID token of the session.
+    public var secondFactor: SecondFactorClaim?
 
     public init(
         id: String, projectID: String, uid: String, authTime: Date, signInProvider: String, createdAt: Date,
-        revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil, extraClaims: String? = nil
+        revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil, extraClaims: String? = nil,
+        secondFactor: SecondFactorClaim? = nil
     ) {
         self.extraClaims = extraClaims
+        self.secondFactor = secondFactor
         self.id = id
         self.projectID = projectID
         self.uid = uid

@@ -4,7 +4,7 @@ import Testing
 @testable import HearthAuth
 
 /// Request bodies checked as pure functions: custom tokens and Apple token revocation (which the live suites
-/// also run against the server) and multi-factor sign-in, which the server does not serve yet.
+/// also run against the server) and the multi-factor answer (the live flow is in MultiFactorTests).
 @Suite("Request bodies and the second-factor answer")
 struct PendingServerFlowTests {
     @Test func customTokenAndRevocationBodies() {
@@ -44,12 +44,10 @@ struct PendingServerFlowTests {
             RequestBodies.phoneSecondFactorStart(pendingCredential: "pending-cred", enrollmentID: hint.uid) == [
                 "mfaPendingCredential": "pending-cred", "mfaEnrollmentId": "enrollment-1", "phoneSignInInfo": [:],
             ])
-        #expect(
-            RequestBodies.phoneSecondFactorFinalize(pendingCredential: "pending-cred", sessionInfo: "s", code: "123456")
-                == [
-                    "mfaPendingCredential": "pending-cred",
-                    "phoneVerificationInfo": ["sessionInfo": "s", "code": "123456"],
-                ])
+        let assertion = PhoneMultiFactorGenerator.assertion(
+            with: PhoneAuthProvider.provider(auth: auth).credential(withVerificationID: "s", verificationCode: "123456")
+        )
+        #expect(try assertion.verificationInfo() == ["sessionInfo": "s", "code": "123456"])
         // An ordinary answer passes.
         try auth.throwIfSecondFactorRequired(["localId": "uid-1", "idToken": "a.b.c", "refreshToken": "r"])
     }

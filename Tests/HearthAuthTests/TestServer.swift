@@ -38,10 +38,14 @@ final class TestServer {
     /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
     /// identity providers.
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
-    init(tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false) async throws {
+    /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings.
+    init(
+        tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
+        mfa: [String: Any] = [:], phone: [String: Any] = [:]
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let project: [String: Any] = [
+        var project: [String: Any] = [
             "projectId": Self.projectID, "apiKeys": [Self.apiKey], "tokens": tokens, "federation": federation,
             "rateLimits": ["signUpsPerIPPerHour": 0, "failedPasswordsPerIP": 0, "failedPasswordsPerAccount": 0],
             "phone": [
@@ -52,6 +56,11 @@ final class TestServer {
                 ],
             ],
         ]
+        if !mfa.isEmpty { project["mfa"] = mfa }
+        if var phoneSettings = project["phone"] as? [String: Any] {
+            phoneSettings.merge(phone) { $1 }
+            project["phone"] = phoneSettings
+        }
         let config = directory.appendingPathComponent("hearth.json")
         try JSONSerialization.data(withJSONObject: ["projects": [project]]).write(to: config)
 

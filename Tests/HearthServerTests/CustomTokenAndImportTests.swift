@@ -327,7 +327,8 @@ struct ProjectConfigAPITests {
             #expect(
                 try await c.admin(path, bad, token: token, method: .patch).errorCode == "INVALID_TESTING_PHONE_NUMBER")
             let unsupported = try await c.admin(
-                "/v2/projects/\(h.projectID)/config?updateMask=mfa", ["mfa": [:]], token: token, method: .patch)
+                "/v2/projects/\(h.projectID)/config?updateMask=multiTenant", ["multiTenant": [:]], token: token,
+                method: .patch)
             #expect(unsupported.errorCode == "INVALID_CONFIG")
 
             // Another server process on the same store picks the settings up.

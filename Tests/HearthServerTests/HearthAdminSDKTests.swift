@@ -88,6 +88,12 @@ struct HearthAdminSDKTests {
             let disabled = try await admin.users.update(uid: "sdk-1", displayName: "SDK", disabled: true)
             #expect(disabled.disabled && disabled.displayName == "SDK")
             #expect(try await c.signIn("sdk@example.com", "secret1").errorCode == "USER_DISABLED")
+            let factor = AdminUser.SecondFactor(
+                uid: "desk", displayName: "desk phone", phoneNumber: "+16505550131",
+                enrollmentTime: Date(timeIntervalSince1970: 1_714_557_600))
+            let enrolled = try await admin.users.update(uid: "sdk-1", enrolledFactors: [factor])
+            #expect(enrolled.enrolledFactors == [factor])
+            #expect(try await admin.users.update(uid: "sdk-1", enrolledFactors: []).enrolledFactors.isEmpty)
             let page = try await admin.users.list(maxResults: 10)
             #expect(page.users.map(\.uid) == ["sdk-1"] && page.nextPageToken == nil)
             try await admin.users.delete(uid: "sdk-1")

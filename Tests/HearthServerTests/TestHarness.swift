@@ -54,7 +54,7 @@ struct Harness {
 
     init(
         smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
-        providerTimeout: Duration = .seconds(60), liveClock: Bool = false,
+        providerTimeout: Duration = .seconds(60), liveClock: Bool = false, kek: KeyEncryptionKey? = nil,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
@@ -65,7 +65,7 @@ struct Harness {
         projectID = "test-project"
         var project = ProjectConfig(projectID: projectID, apiKeys: [Self.apiKey])
         configure(&project)
-        let keyRing = SigningKeyRing(store: store, kek: nil, clock: clock.authClock)
+        let keyRing = SigningKeyRing(store: store, kek: kek, clock: clock.authClock)
         try await keyRing.load()
         engine = AuthEngine(
             store: store,

@@ -86,7 +86,8 @@ struct UserCommandTests {
         try Data(
             #"""
             {"users":[
-             {"localId":"u1","email":"ada@example.com","passwordHash":"V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw==","salt":"TmFDbA=="},
+             {"localId":"u1","email":"ada@example.com","passwordHash":"V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw==","salt":"TmFDbA==",
+              "mfaInfo":[{"mfaEnrollmentId":"ph-1","phoneInfo":"+16505550102","displayName":"desk","enrolledAt":"2024-05-01T10:00:00Z"}]},
              {"localId":"u2","email":"ADA@example.com"},
              {"localId":"u3","phoneNumber":"+16505550101"}
             ]}
@@ -112,6 +113,9 @@ struct UserCommandTests {
         #expect(try hearth(["users", "import", export.path], dir: second).contains("imported 2 of 2 users"))
         let u1 = try hearth(["users", "get", "ada@example.com"], dir: second)
         #expect(u1.contains(#""hearthPasswordHash":"$firebase-scrypt$rounds=8,mem=14$TmFDbA$Bw$"#))
+        // Second factors survive import, export and import again.
+        #expect(u1.contains(#""mfaEnrollmentId":"ph-1""#) && u1.contains(#""phoneInfo":"+16505550102""#))
+        #expect(u1.contains(#""enrolledAt":"2024-05-01T10:00:00.000Z""#))
 
         let bad = dir.appendingPathComponent("bad.json")
         try Data(#"{"users":[{"localId":"x1"},{"localId":"x2","createdAt":"soon"}]}"#.utf8).write(to: bad)

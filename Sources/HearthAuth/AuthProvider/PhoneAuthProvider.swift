@@ -28,6 +28,16 @@ public final class PhoneAuthProvider: Sendable {
     public func verifyPhoneNumber(
         _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil, multiFactorSession: MultiFactorSession? = nil
     ) async throws -> String {
+        if let multiFactorSession, let user = multiFactorSession.user {
+            // Enrolling this number as a second factor of the signed-in user.
+            let r = try await user.authorizedCall(.v2("accounts/mfaEnrollment:start")) { idToken in
+                ["idToken": .string(idToken), "phoneEnrollmentInfo": ["phoneNumber": .string(phoneNumber)]]
+            }
+            guard let session = r["phoneSessionInfo"]?["sessionInfo"]?.string else {
+                throw AuthErrorCode.internalError.error(message: "The answer has no phoneSessionInfo.sessionInfo.")
+            }
+            return session
+        }
         if let multiFactorSession {
             return try await startSecondFactor(
                 multiFactorSession, enrollmentID: nil, phoneNumber: phoneNumber)
@@ -56,10 +66,10 @@ public final class PhoneAuthProvider: Sendable {
         let enrollment =
             enrollmentID ?? session.hints.first { ($0 as? PhoneMultiFactorInfo)?.phoneNumber == phoneNumber }?.uid
         guard let enrollment else { throw AuthErrorCode.multiFactorInfoNotFound.error() }
+        guard let pending = session.pendingCredential else { throw AuthErrorCode.invalidMultiFactorSession.error() }
         let r = try await auth.client.call(
             .v2("accounts/mfaSignIn:start"),
-            RequestBodies.phoneSecondFactorStart(pendingCredential: session.pendingCredential, enrollmentID: enrollment)
-        )
+            RequestBodies.phoneSecondFactorStart(pendingCredential: pending, enrollmentID: enrollment))
         guard let sessionInfo = r["phoneResponseInfo"]?["sessionInfo"]?.string else {
             throw AuthErrorCode.internalError.error(message: "The answer has no phoneResponseInfo.sessionInfo.")
         }

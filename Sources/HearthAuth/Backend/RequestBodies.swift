@@ -1,6 +1,5 @@
-/// Request bodies of the calls whose server side is still being built (custom tokens, token
-/// revocation, multi-factor sign-in), field for field as FirebaseAuth's iOS SDK sends them. Pure, so
-/// tests check them without a server.
+/// Request bodies of calls with fixed shapes (custom tokens, token revocation, multi-factor sign-in start),
+/// field for field as FirebaseAuth's iOS SDK sends them. Pure, so tests check them without a server.
 enum RequestBodies {
     /// `accounts:signInWithCustomToken`.
     static func customTokenSignIn(token: String) -> [String: JSON] {
@@ -21,16 +20,6 @@ enum RequestBodies {
         [
             "mfaPendingCredential": .string(pendingCredential), "mfaEnrollmentId": .string(enrollmentID),
             "phoneSignInInfo": [:],
-        ]
-    }
-
-    /// `v2/accounts/mfaSignIn:finalize` with the code sent to the phone factor.
-    static func phoneSecondFactorFinalize(pendingCredential: String, sessionInfo: String, code: String)
-        -> [String: JSON]
-    {
-        [
-            "mfaPendingCredential": .string(pendingCredential),
-            "phoneVerificationInfo": ["sessionInfo": .string(sessionInfo), "code": .string(code)],
         ]
     }
 }

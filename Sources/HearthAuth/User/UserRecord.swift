@@ -14,6 +14,8 @@ struct UserRecord: Sendable, Codable, Equatable {
     var metadata: UserMetadata
     var tenantID: String?
     var tokens: TokenSet
+    /// `mfaInfo` as `accounts:lookup` shows it; optional so records persisted before it still load.
+    var mfaInfo: [JSON]?
 
     init(tokens: TokenSet, lookup user: JSON, isAnonymous: Bool, tenantID: String?) {
         uid = user["localId"]?.string ?? ""
@@ -35,6 +37,7 @@ struct UserRecord: Sendable, Codable, Equatable {
         phoneNumber = user["phoneNumber"]?.string
         emailVerified = user["emailVerified"]?.bool ?? false
         providers = (user["providerUserInfo"]?.array ?? []).compactMap(ProviderUserInfo.init(lookup:))
+        mfaInfo = user["mfaInfo"]?.array
         func date(_ key: String) -> Date? {
             user[key]?.double.map { Date(timeIntervalSince1970: $0 / 1000) }
         }

@@ -109,6 +109,21 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidRequestURI = "INVALID_REQUEST_URI"
     case invalidPendingToken = "INVALID_PENDING_TOKEN"
 
+    // Second factors
+    case missingMFAPendingCredential = "MISSING_MFA_PENDING_CREDENTIAL"
+    case invalidMFAPendingCredential = "INVALID_MFA_PENDING_CREDENTIAL"
+    /// mfaSignIn:finalize without a pending credential: Firebase's own (inconsistent) spelling there.
+    case missingCredential = "MISSING_CREDENTIAL"
+    case missingMFAEnrollmentID = "MISSING_MFA_ENROLLMENT_ID"
+    case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
+    case secondFactorExists = "SECOND_FACTOR_EXISTS"
+    case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
+    case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
+    case unverifiedEmail = "UNVERIFIED_EMAIL"
+    case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
+    case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
+    case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
+
     // Tokens
     case invalidIDToken = "INVALID_ID_TOKEN"
     case missingIDToken = "MISSING_ID_TOKEN"

@@ -23,6 +23,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var emailActionURL: String
     /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
     public var federation: FederationSettings = .init()
+    /// Second factors (config key `mfa`, Identity Platform's shape).
+    public var mfa: MFASettings = .init()
     /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
     /// (`TenantScope`), which is how the store keeps the tenant's users apart.
     public var tenant: Tenant?
@@ -52,7 +54,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains, emailActionURL, federation
+            tokens, phone, authorizedDomains, emailActionURL, federation, mfa
     }
 
     public init(from decoder: Decoder) throws {
@@ -70,6 +72,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
         emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
         federation = try c.decode(.federation, default: d.federation)
+        mfa = try c.decode(.mfa, default: d.mfa)
     }
 }
 

@@ -7,6 +7,7 @@
 /// smsRegionConfig.allowByDefault.disallowedRegions / smsRegionConfig.allowlistOnly.allowedRegions
 /// emailPrivacyConfig.enableImprovedEmailPrivacy
 /// authorizedDomains
+/// mfa                                         {"state", "enabledProviders", "providerConfigs"} (see MFASettings)
 /// ```
 ///
 /// Stored as the JSON object of every setting changed so far, laid over the config file's values.
@@ -15,7 +16,7 @@ public enum ProjectSettingsUpdate {
     public static let paths = [
         "signIn.phoneNumber.testPhoneNumbers", "signIn.allowDuplicateEmails", "smsRegionConfig",
         "emailPrivacyConfig.enableImprovedEmailPrivacy",
-        "authorizedDomains", "blockingFunctions",
+        "authorizedDomains", "blockingFunctions", "mfa",
     ]
 
     /// Merges `patch` into the stored `settings`, only at `mask` (every supported path present in `patch` when nil).
@@ -121,6 +122,9 @@ extension ProjectConfig {
             }
             config.authorizedDomains = items.compactMap(\.stringValue)
         }
+        if let mfa = get("mfa"), mfa != .null {
+            config.mfa = try MFASettings(json: mfa)
+        }
         return config
     }
 
@@ -144,6 +148,7 @@ extension ProjectConfig {
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],
             "authorizedDomains": .array(authorizedDomains.map(JSONValue.string)),
             "blockingFunctions": blockingFunctions.json,
+            "mfa": mfa.json,
         ]
     }
 }

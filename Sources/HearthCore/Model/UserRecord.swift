@@ -26,6 +26,8 @@ public struct UserRecord: Sendable, Equatable {
     public var customAuth: Bool
     /// Links to federated identity providers (google.com, apple.com, …).
     public var providers: [ProviderUserInfo]
+    /// Second factors (SMS and TOTP); stored as the `mfa_info` column.
+    public var mfaEnrollments: [MFAEnrollment]
     /// Bumped by every stored update; an update based on an older version is refused,
     /// so two concurrent changes cannot silently undo each other.
     public var version: Int64
@@ -36,7 +38,7 @@ public struct UserRecord: Sendable, Equatable {
         passwordHash: String? = nil, passwordUpdatedAt: Date? = nil, validSince: Date,
         disabled: Bool = false, createdAt: Date, lastLoginAt: Date? = nil, lastRefreshAt: Date? = nil,
         customClaims: String? = nil, customAuth: Bool = false, providers: [ProviderUserInfo] = [],
-        version: Int64 = 1
+        mfaEnrollments: [MFAEnrollment] = [], version: Int64 = 1
     ) {
         self.projectID = projectID
         self.uid = uid
@@ -55,6 +57,7 @@ public struct UserRecord: Sendable, Equatable {
         self.customClaims = customClaims
         self.customAuth = customAuth
         self.providers = providers
+        self.mfaEnrollments = mfaEnrollments
         self.version = version
     }
 

@@ -22,6 +22,8 @@ public struct AccountResult: Sendable {
     public var user: UserRecord
     public var tokens: SessionTokens?
     public var isNewUser: Bool
+    /// Set instead of `tokens` when the user has second factors: the sign-in continues at `mfaSignIn`.
+    public var challenge: SecondFactorChallenge? = nil
 }
 
 extension AuthEngine {

@@ -12,6 +12,8 @@ public struct AdminCreateRequest: Sendable {
     public var phoneNumber: String?
     public var emailVerified: Bool
     public var disabled: Bool
+    /// `mfaInfo`: phone second factors (see `MFAEnrollment.adminList`).
+    public var mfaEnrollments: [MFAEnrollment] = []
 
     public init(
         localID: String? = nil, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -45,6 +47,8 @@ public struct AdminUpdateRequest: Sendable {
     public var validSince: Int64?
     public var deleteAttributes: [UpdateAccountRequest.Attribute]
     public var deleteProviders: [String]
+    /// `mfa.enrollments`: replaces the second factors (an empty list removes them); nil leaves them.
+    public var mfaEnrollments: [MFAEnrollment]? = nil
 
     public init(
         localID: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -95,7 +99,7 @@ extension AuthEngine {
             projectID: project.projectID, uid: r.localID ?? random.uid(), email: email,
             emailVerified: r.emailVerified, displayName: r.displayName.nonEmpty, photoURL: r.photoURL.nonEmpty,
             phoneNumber: phone, passwordHash: hash, passwordUpdatedAt: hash == nil ? nil : now,
-            validSince: nowSecond(), disabled: r.disabled, createdAt: now)
+            validSince: nowSecond(), disabled: r.disabled, createdAt: now, mfaEnrollments: r.mfaEnrollments)
         do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
         logger.info("account created by admin", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
         return user
@@ -159,6 +163,7 @@ extension AuthEngine {
             if let verified = r.emailVerified { user.emailVerified = verified }
             if let disabled = r.disabled { user.disabled = disabled }
             if let claims { user.customClaims = claims }
+            if let enrollments = r.mfaEnrollments { user.mfaEnrollments = enrollments }
             if let validSince = r.validSince { user.validSince = Date(timeIntervalSince1970: Double(validSince)) }
             user.delete(attributes: r.deleteAttributes, providers: r.deleteProviders)
             try await save(&user)

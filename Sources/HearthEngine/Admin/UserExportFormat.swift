@@ -185,6 +185,7 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
             o["hearthPasswordHash"] = .string(hash.encoded)
         }
         if !providers.isEmpty { o["providerUserInfo"] = .array(providers) }
+        if !u.mfaEnrollments.isEmpty { o["mfaInfo"] = .array(u.mfaEnrollments.map { $0.wireValue() }) }
         return .object(o)
     }
 

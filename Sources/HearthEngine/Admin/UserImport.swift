@@ -20,6 +20,8 @@ public struct ImportedUser: Sendable, Equatable {
     public var createdAt: Date?
     public var lastLoginAt: Date?
     public var providers: [ProviderUserInfo] = []
+    /// Phone second factors (`mfaInfo`, firebase auth:export's shape).
+    public var mfaEnrollments: [MFAEnrollment] = []
 
     public init(localID: String?) {
         self.localID = localID
@@ -62,6 +64,11 @@ public struct ImportedUser: Sendable, Equatable {
         let lastLogin = try date("lastLoginAt")
         lastLoginAt = lastLogin
         if lastLogin == nil { lastLoginAt = try date("lastSignedInAt") }
+        if case .array(let factors)? = o["mfaInfo"] {
+            // TOTP factors (`totpInfo`) carry no secret in an export and cannot be imported.
+            let phones = factors.compactMap(\.objectValue).filter { $0["totpInfo"] == nil }
+            mfaEnrollments = try MFAEnrollment.adminList(phones, newID: { SecureRandom.system.uid() }, now: Date())
+        }
         if case .array(let links)? = o["providerUserInfo"] {
             for case .object(let l) in links {
                 guard let provider = l["providerId"]?.stringValue,
@@ -203,7 +210,7 @@ public struct UserImporter: Sendable {
             displayName: u.displayName.nonEmpty, photoURL: u.photoURL.nonEmpty, phoneNumber: phone,
             passwordHash: stored, passwordUpdatedAt: stored == nil ? nil : now, validSince: validSince,
             disabled: u.disabled, createdAt: u.createdAt ?? now, lastLoginAt: u.lastLoginAt,
-            customClaims: claims, providers: u.providers)
+            customClaims: claims, providers: u.providers, mfaEnrollments: u.mfaEnrollments)
     }
 
     /// Firebase's per-entry messages.

@@ -207,6 +207,11 @@ extension AuthEngine {
             return .signedIn(AccountResult(user: user, tokens: tokens, isNewUser: true), phoneNumber: phone)
         }
         if owner.disabled { throw AuthError(.userDisabled) }
+        // A phone number cannot be the first factor of a user with second factors (Firebase's rule).
+        if origin.project.mfa.isOn, !owner.mfaEnrollments.isEmpty {
+            throw AuthError(
+                .unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
+        }
         try await store.recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
         let tokens = try await startSession(for: owner, provider: ProviderID.phone, origin: origin)
         return .signedIn(AccountResult(user: owner, tokens: tokens, isNewUser: false), phoneNumber: phone)

@@ -73,7 +73,7 @@ extension AuthEngine {
         let lifetime = project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
             user: user, signInProvider: family.signInProvider, authTime: family.authTime, lifetimeSeconds: lifetime,
-            now: now, extraClaims: family.extraClaims)
+            now: now, extraClaims: family.extraClaims, secondFactor: family.secondFactor)
         return RefreshResult(
             user: user, tokens: SessionTokens(idToken: idToken, refreshToken: next, expiresIn: lifetime))
     }

@@ -48,6 +48,8 @@ public struct IdPSignInResult: Sendable {
     public var error: AuthError?
     /// A single-use stand-in for the verified credential, for the client to sign in with after an error.
     public var pendingToken: String?
+    /// Set instead of `tokens` when the user has second factors: the sign-in continues at `mfaSignIn`.
+    public var challenge: SecondFactorChallenge? = nil
 }
 
 extension AuthEngine {
@@ -172,8 +174,10 @@ extension AuthEngine {
             holder.lastLoginAt = clock.now()
             try await save(&holder)
             if takesOver { try await endSessions(of: holder.uid, projectID: project.projectID) }
-            let tokens = try await startSession(for: holder, provider: identity.providerID, origin: origin)
-            return IdPSignInResult(identity: identity, user: holder, tokens: tokens, emailRecycled: recycled)
+            let done = try await finishFirstFactor(for: holder, provider: identity.providerID, origin: origin)
+            return IdPSignInResult(
+                identity: identity, user: holder, tokens: done.tokens, emailRecycled: recycled,
+                challenge: done.challenge)
         }
 
         guard request.autoCreate else { throw AuthError(.userNotFound) }
@@ -224,8 +228,8 @@ extension AuthEngine {
             user.lastLoginAt = clock.now()
             try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
         }
-        let tokens = try await startSession(for: user, provider: identity.providerID, origin: origin)
-        return IdPSignInResult(identity: identity, user: user, tokens: tokens)
+        let done = try await finishFirstFactor(for: user, provider: identity.providerID, origin: origin)
+        return IdPSignInResult(identity: identity, user: user, tokens: done.tokens, challenge: done.challenge)
     }
 
     /// The stored link for an identity; fields the provider did not send this time keep their earlier values.

@@ -64,7 +64,7 @@ extension AuthEngine {
         }
         user.lastLoginAt = now
         try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
-        let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
-        return AccountResult(user: user, tokens: tokens, isNewUser: false)
+        let done = try await finishFirstFactor(for: user, provider: ProviderID.password, origin: origin)
+        return AccountResult(user: user, tokens: done.tokens, isNewUser: false, challenge: done.challenge)
     }
 }

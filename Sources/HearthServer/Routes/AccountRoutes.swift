@@ -24,7 +24,7 @@ extension AuthRoutes {
             PasswordSignInRequest(email: try wire.string("email"), password: try wire.string("password")),
             origin: origin)
         let u = result.user
-        return UserEncoding.withTokens(
+        return UserEncoding.withSession(
             .compact([
                 "kind": "identitytoolkit#VerifyPasswordResponse",
                 "localId": .string(u.uid),
@@ -32,7 +32,7 @@ extension AuthRoutes {
                 "displayName": .string(u.displayName ?? ""),
                 "profilePicture": .text(u.photoURL),
                 "registered": .bool(true),
-            ]), result.tokens)
+            ]), result.tokens, result.challenge)
     }
 
     func lookup(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

@@ -5,13 +5,13 @@ import Hummingbird
 /// Identity Toolkit handlers for admin callers (the Admin SDKs): wire fields in, engine call, wire fields out.
 extension AuthRoutes {
     func adminCreate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        let user = try await engine.adminCreateUser(
-            AdminCreateRequest(
-                localID: try wire.string("localId"), email: try wire.string("email"),
-                password: try wire.string("password"), displayName: try wire.string("displayName"),
-                photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
-                emailVerified: try wire.bool("emailVerified") ?? false, disabled: try wire.bool("disabled") ?? false),
-            origin: origin)
+        var request = AdminCreateRequest(
+            localID: try wire.string("localId"), email: try wire.string("email"),
+            password: try wire.string("password"), displayName: try wire.string("displayName"),
+            photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
+            emailVerified: try wire.bool("emailVerified") ?? false, disabled: try wire.bool("disabled") ?? false)
+        request.mfaEnrollments = try adminEnrollments(wire.objects("mfaInfo"))
+        let user = try await engine.adminCreateUser(request, origin: origin)
         return .compact([
             "kind": "identitytoolkit#SignupNewUserResponse",
             "localId": .string(user.uid),
@@ -39,16 +39,23 @@ extension AuthRoutes {
 
     func adminUpdate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         if try wire.string("idToken") != nil && wire.fields["localId"] == nil { return try await update(wire, origin) }
-        let user = try await engine.adminUpdateUser(
-            AdminUpdateRequest(
-                localID: try wire.string("localId"), email: try wire.string("email"),
-                password: try wire.string("password"), displayName: try wire.string("displayName"),
-                photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
-                emailVerified: try wire.bool("emailVerified"), disabled: try wire.bool("disableUser"),
-                customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
-                deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider")),
-            origin: origin)
+        var request = AdminUpdateRequest(
+            localID: try wire.string("localId"), email: try wire.string("email"),
+            password: try wire.string("password"), displayName: try wire.string("displayName"),
+            photoURL: try wire.string("photoUrl"), phoneNumber: try wire.string("phoneNumber"),
+            emailVerified: try wire.bool("emailVerified"), disabled: try wire.bool("disableUser"),
+            customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
+            deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider"))
+        // `mfa` present: its enrollments replace the user's (none: all removed); absent: unchanged.
+        if let mfa = try wire.message("mfa") {
+            request.mfaEnrollments = try adminEnrollments(mfa.objects("enrollments"))
+        }
+        let user = try await engine.adminUpdateUser(request, origin: origin)
         return UserEncoding.setAccountInfo(user)
+    }
+
+    func adminEnrollments(_ entries: [[String: JSONValue]]) throws(AuthError) -> [MFAEnrollment] {
+        try MFAEnrollment.adminList(entries, newID: { engine.random.uid() }, now: engine.clock.now())
     }
 
     func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

@@ -113,6 +113,7 @@ public struct AuthRoutes: Sendable {
             }
         }
         registerAppleNotifications(on: router)
+        registerMultiFactor(on: router)
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)

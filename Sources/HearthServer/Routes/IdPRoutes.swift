@@ -69,7 +69,7 @@ extension AuthRoutes {
             "lastName": .text(identity.lastName),
             "photoUrl": .text(identity.photoURL),
             "rawUserInfo": .string(JSONValue.object(identity.rawUserInfo).jsonText),
-            "isNewUser": result.tokens == nil ? nil : .bool(result.isNewUser),
+            "isNewUser": result.tokens == nil && result.challenge == nil ? nil : .bool(result.isNewUser),
             "needConfirmation": result.needConfirmation ? .bool(true) : nil,
             "verifiedProvider": result.needConfirmation ? .array(result.verifiedProviders.map(JSONValue.string)) : nil,
             "emailRecycled": result.emailRecycled ? .bool(true) : nil,
@@ -78,7 +78,7 @@ extension AuthRoutes {
             "oauthIdToken": returnIdpCredential || origin.emulator ? .text(credential?.idToken) : nil,
             "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
         ])
-        return UserEncoding.withTokens(response, result.tokens)
+        return UserEncoding.withSession(response, result.tokens, result.challenge)
     }
 
     /// The provider credential in `requestUri` and `postBody` (form-encoded), as Firebase reads them: the

@@ -33,7 +33,19 @@ enum UserEncoding {
             "customAttributes": .text(u.customClaims),
             "providerUserInfo": providers.isEmpty ? nil : .array(providers),
             "tenantId": .text(TenantScope.split(u.projectID).tenant),
+            "mfaInfo": u.mfaEnrollments.isEmpty ? nil : .array(u.mfaEnrollments.map { $0.wireValue() }),
         ])
+    }
+
+    /// Adds the session's tokens, or, for a user with second factors, `mfaPendingCredential` and the masked
+    /// `mfaInfo` in their place: what every first-factor sign-in answers.
+    static func withSession(_ value: JSONValue, _ tokens: SessionTokens?, _ challenge: SecondFactorChallenge?)
+        -> JSONValue
+    {
+        guard let challenge, case .object(var o) = value else { return withTokens(value, tokens) }
+        o["mfaPendingCredential"] = .string(challenge.pendingCredential)
+        o["mfaInfo"] = .array(challenge.enrollments.map { $0.wireValue(masked: true) })
+        return .object(o)
     }
 
     static func providerInfo(_ p: ProviderUserInfo) -> JSONValue {

@@ -173,6 +173,19 @@ public struct WireRequest: Sendable {
         }
     }
 
+    /// A singular message field (`phoneEnrollmentInfo`, `totpVerificationInfo`, …), read with the same typed
+    /// accessors; its keys are folded to camelCase like the body's.
+    public func message(_ name: String) throws(AuthError) -> WireRequest? {
+        switch fields[name] {
+        case nil, .null?: return nil
+        case .object(let o)?:
+            var folded: [String: JSONValue] = [:]
+            for (k, v) in o { folded[Self.camelCase(k)] = v }
+            return WireRequest(fields: folded, apiKey: apiKey, headers: headers, clientIP: clientIP)
+        case let other?: throw Self.typeError(name, "TYPE_MESSAGE", other)
+        }
+    }
+
     /// A `bytes` field: base64, standard or URL-safe, as Google's JSON mapping accepts it.
     public func bytes(_ name: String) throws(AuthError) -> [UInt8]? {
         guard let text = try string(name) else { return nil }

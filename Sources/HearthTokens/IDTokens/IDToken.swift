@@ -41,7 +41,7 @@ public struct IDTokenService: Sendable {
     /// custom claims at the top level; reserved names are never taken from either.
     public func mint(
         user: UserRecord, signInProvider: String, authTime: Date, lifetimeSeconds: Int, now: Date,
-        extraClaims: String? = nil
+        extraClaims: String? = nil, secondFactor: SecondFactorClaim? = nil
     ) throws -> String {
         let iat = now.secondsSince1970
         var claims: [String: JSONValue] = [:]
@@ -70,6 +70,10 @@ public struct IDTokenService: Sendable {
             "sign_in_provider": .string(signInProvider),
         ]
         if let tenant { firebase["tenant"] = .string(tenant) }
+        if let secondFactor {
+            firebase["sign_in_second_factor"] = .string(secondFactor.factorID)
+            firebase["second_factor_identifier"] = .string(secondFactor.enrollmentID)
+        }
         claims["firebase"] = .object(firebase)
         return try sign(claims)
     }

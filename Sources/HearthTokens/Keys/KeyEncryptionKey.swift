@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HearthCore
 
-/// Encrypts signing keys at rest (AES-256-GCM) when the operator configures a key-encryption key.
+/// Encrypts signing keys and TOTP secrets at rest (AES-256-GCM) when the operator configures a key-encryption key.
 public struct KeyEncryptionKey: Sendable {
     let key: SymmetricKey
 
@@ -15,11 +15,11 @@ public struct KeyEncryptionKey: Sendable {
         key = SymmetricKey(data: data)
     }
 
-    func seal(_ plaintext: [UInt8]) throws -> [UInt8] {
+    public func seal(_ plaintext: [UInt8]) throws -> [UInt8] {
         Array(try AES.GCM.seal(plaintext, using: key).combined!)
     }
 
-    func open(_ sealed: [UInt8]) throws -> [UInt8] {
+    public func open(_ sealed: [UInt8]) throws -> [UInt8] {
         Array(try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: key))
     }
 }

@@ -25,7 +25,8 @@ public final class SigningKeyRing: Sendable {
     }
 
     let store: AuthStore
-    let kek: KeyEncryptionKey?
+    /// Also seals other secrets at rest (TOTP shared secrets).
+    public let kek: KeyEncryptionKey?
     let clock: AuthClock
     let publishAfterRetirement: TimeInterval
     private let keys = Mutex<[Key]>([])

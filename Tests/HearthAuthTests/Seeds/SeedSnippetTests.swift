@@ -74,4 +74,35 @@ import Testing
         Auth.auth().languageCode = nil
         UserDefaults.standard.removeObject(forKey: "authVerificationID")
     }
+
+    /// Seed 003's multi-factor branch as written: a Facebook sign-in (an emulator-mode fake token) of a user with an
+    /// SMS factor stops at secondFactorRequired; the snippet picks the hint by display name, texts the code and
+    /// resolves. The factor is a test number, whose fixed code the snippet's second prompt answers.
+    @Test func facebookSignInWithASecondFactor() async throws {
+        let mfaServer = try await TestServer(
+            emulator: true, mfa: ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]])
+        defer { mfaServer.stop() }
+        Seed003FacebookLogin.configure(options: mfaServer.options)
+        let seed = Seed003FacebookLogin()
+        let fake = #"{"sub":"fb-seed-1","email":"seed-mfa@example.com","email_verified":true}"#
+        let credential = seed.classicCredential(accessToken: fake)
+
+        let user = try await Auth.auth().signIn(with: credential).user
+        let phone = PhoneAuthProvider.provider()
+        let enrollID = try await phone.verifyPhoneNumber(
+            TestServer.testPhone, uiDelegate: nil, multiFactorSession: try await user.multiFactor.session())
+        try await user.multiFactor.enroll(
+            with: PhoneMultiFactorGenerator.assertion(
+                with: phone.credential(withVerificationID: enrollID, verificationCode: TestServer.testCode)),
+            displayName: "work phone")
+        seed.signOut()
+
+        seed.textInputs = ["work phone", TestServer.testCode]
+        seed.signIn(with: credential)
+        try await waitUntil { Auth.auth().currentUser != nil }
+        #expect(Auth.auth().currentUser?.uid == user.uid)
+        #expect(seed.messages == ["Select factor to sign in\nwork phone ", "Verification code for work phone"])
+        #expect(try await Auth.auth().currentUser?.getIDTokenResult().signInSecondFactor == "phone")
+        seed.signOut()
+    }
 }
