@@ -104,6 +104,7 @@ public struct Tenant: Sendable, Equatable {
                 guard value == nil || value == .null || value?.objectValue != nil else {
                     throw AuthError(.invalidArgument, "mfaConfig must be an object")
                 }
+                if let value, value != .null { _ = try MFASettings(json: value) }
                 mfaConfig = value == .null ? nil : value
             case "testPhoneNumbers":
                 var tests: [String: String] = [:]

@@ -181,6 +181,8 @@ public final class ProjectRegistry: Sendable {
         // A tenant's events go to its project's blocking functions, as with Identity Platform.
         if let parent = state.withLock({ $0.projects[project] }) { config.blockingFunctions = parent.blockingFunctions }
         config.phone.testPhoneNumbers = tenant.testPhoneNumbers
+        // The tenant's own second-factor rules (checked when the tenant was written).
+        config.mfa = tenant.mfaConfig.flatMap { try? MFASettings(json: $0) } ?? MFASettings()
         return config
     }
 }
