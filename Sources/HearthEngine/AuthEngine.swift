@@ -101,6 +101,7 @@ public final class AuthEngine: Sendable {
             let (updated, sessionClaims) = try await runBeforeSignIn(user, provider: provider, origin: origin)
             user = updated
             extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
+            AuthMetrics.signIn(provider: provider)
         }
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
@@ -178,6 +179,7 @@ public final class AuthEngine: Sendable {
         guard limit > 0, !isEmulator else { return }
         let count = try await store.incrementCounter(key, windowSeconds: windowSeconds, now: clock.now())
         if count > limit {
+            AuthMetrics.limitRefusal(key: key)
             // The key's kind only: keys carry e-mail addresses and IPs, which logs keep out.
             logger.notice("rate limit reached", metadata: ["limit": "\(key.prefix { $0 != ":" })", "count": "\(count)"])
             throw AuthError(.tooManyAttemptsTryLater)
@@ -196,6 +198,7 @@ public final class AuthEngine: Sendable {
             reserved.append(key)
             if count > limit {
                 for key in reserved { try await store.decrementCounter(key, windowSeconds: windowSeconds, now: now) }
+                AuthMetrics.limitRefusal(key: key)
                 logger.notice("attempt limit reached", metadata: ["limit": "\(key.prefix { $0 != ":" })"])
                 throw AuthError(
                     .tooManyAttemptsTryLater,

@@ -18,6 +18,8 @@ public enum HearthApplication {
         router.add(middleware: ClientAddressMiddleware(trusted: http.trustedNetworks))
         // Every request at debug level (HEARTH_LOG_LEVEL=debug); account events are logged at info by the engine.
         router.add(middleware: LogRequestsMiddleware(.debug))
+        // Requests by route and status, with latencies, for the operator's /metrics.
+        router.add(middleware: MetricsMiddleware())
         router.add(middleware: ErrorEnvelopeMiddleware())
         router.add(middleware: FirebaseCORSMiddleware())
         AuthRoutes(engine: engine).register(on: router)

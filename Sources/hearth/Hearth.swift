@@ -28,9 +28,13 @@ struct Hearth: AsyncParsableCommand {
             REST API directly. Configuration comes from a JSON file (--config), HEARTH_* environment \
             variables and flags, in increasing order of precedence. See README.md for the file format.
             """,
+        version: hearthVersion,
         subcommands: [Serve.self, Users.self, ServiceAccounts.self, Keys.self, BenchCrypto.self],
         defaultSubcommand: Serve.self)
 }
+
+/// This build's version; `hearth --version` prints it.
+let hearthVersion = "0.9.0"
 
 /// A command that could not do its work for a reason other than its flags: printed as "Error: …" with exit
 /// code 1 and no usage text (which ValidationError would add).

@@ -4,6 +4,7 @@ import HearthMessaging
 import HearthServer
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -27,6 +28,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Port to listen on; 0 picks a free one (default 9099). Env: HEARTH_PORT.")
     var port: Int?
 
+    @Option(
+        name: .long,
+        help:
+            "Port of the operator's listener (/healthz, /readyz, /metrics); default: the API port + 1 (0 with --port 0: any free port). Env: HEARTH_ADMIN_PORT."
+    )
+    var adminPort: Int?
+
+    @Option(name: .long, help: "Address of the operator's listener (default 127.0.0.1). Env: HEARTH_ADMIN_HOST.")
+    var adminHost: String?
+
     @Flag(
         name: .long,
         help:
@@ -39,6 +50,7 @@ struct Serve: AsyncParsableCommand {
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         let logger = Runtime.logger(configuration)
+        _ = AdminListener.registry  // metrics from the first request on
         let emulatorMode = emulator || ProcessInfo.processInfo.environment["HEARTH_EMULATOR"] == "1"
         let runtime: Runtime
         do {
@@ -74,7 +86,9 @@ struct Serve: AsyncParsableCommand {
                 try? await runtime.keyRing.load()
                 try? await Runtime.loadProjectSettings(runtime.engine.projects, store: runtime.store, logger: logger)
                 if minutes % 60 == 0 {
-                    do { try await runtime.engine.purgeOldSessions() } catch {
+                    do { try await runtime.engine.purgeOldSessions() } catch is CancellationError {
+                        break  // shutting down
+                    } catch {
                         logger.warning("purging old refresh tokens failed", metadata: ["error": "\(error)"])
                     }
                 }
@@ -97,7 +111,21 @@ struct Serve: AsyncParsableCommand {
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }
-        try await app.runService()
+        let environment = ProcessInfo.processInfo.environment
+        let operatorHost = adminHost ?? environment["HEARTH_ADMIN_HOST"] ?? "127.0.0.1"
+        let operatorPort =
+            adminPort ?? environment["HEARTH_ADMIN_PORT"].flatMap(Int.init)
+            ?? (configuration.port == 0 ? 0 : configuration.port + 1)
+        let admin = AdminListener.application(
+            runtime: runtime, host: operatorHost, port: operatorPort, emulator: emulatorMode, logger: logger
+        ) { port in
+            logger.info("operator endpoints (/healthz, /readyz, /metrics) on http://\(operatorHost):\(port)")
+        }
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app), .init(service: admin)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        try await services.run()
         housekeeping.cancel()
         await runtime.shutdown()
         logger.info("hearth stopped")

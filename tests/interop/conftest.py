@@ -63,22 +63,26 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
             json.dump(config, f)
         extra = (*extra, "--config", config_path)
     proc = subprocess.Popen(
-        [BINARY, "serve", "--port", str(free_port()), "--data-dir", data_dir, "--project", project, *extra],
+        [BINARY, "serve", "--port", str(free_port()), "--admin-port", "0", "--data-dir", data_dir, "--project", project,
+         *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=preexec_fn,
     )
     hearth_proc = proc
-    port = None
+    port = admin_port = None
     deadline = time.time() + 60
     lines = []
-    while time.time() < deadline and port is None:
+    while time.time() < deadline and (port is None or admin_port is None):
         line = proc.stdout.readline()
         if not line:
             break
         lines.append(line)
-        match = re.search(r"listening on http://127\.0\.0\.1:(\d+)", line)
+        match = re.search(r"hearth listening on http://127\.0\.0\.1:(\d+)", line)
         if match:
             port = int(match.group(1))
-    if port is None:
+        match = re.search(r"operator endpoints .* on http://127\.0\.0\.1:(\d+)", line)
+        if match:
+            admin_port = int(match.group(1))
+    if port is None or admin_port is None:
         proc.kill()
         raise RuntimeError("hearth did not start:\n" + "".join(lines))
     # Keep draining the log so the server never blocks on a full pipe.
@@ -86,6 +90,7 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
     try:
         server = Hearth(port, data_dir, project)
         server.process = hearth_proc
+        server.admin_base = f"http://127.0.0.1:{admin_port}"
         yield server
     finally:
         proc.terminate()

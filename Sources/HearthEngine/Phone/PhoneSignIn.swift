@@ -109,12 +109,15 @@ extension AuthEngine {
                     OutboxMessage(
                         projectID: project.projectID, phoneNumber: phone, code: code, sessionInfo: sessionInfo,
                         text: text, sentAt: now))
+                AuthMetrics.sms(outcome: "sent")
             } catch is SMSNotConfigured {
+                AuthMetrics.sms(outcome: "not_configured")
                 try? await store.deletePhoneVerification(sessionHash: sessionHash)
                 throw AuthError(
                     .operationNotAllowed, "This server has no SMS provider configured; only test phone numbers work.")
             } catch {
                 try? await store.deletePhoneVerification(sessionHash: sessionHash)
+                AuthMetrics.sms(outcome: "failed")
                 logger.error("SMS delivery failed", metadata: ["phone": "\(phone)", "error": "\(error)"])
                 throw AuthError(.unavailable, "The SMS could not be sent; try again later.")
             }
@@ -200,6 +203,7 @@ extension AuthEngine {
                 createdAt: now, lastLoginAt: now)
             try await runBeforeCreate(&user, provider: ProviderID.phone, origin: origin)
             do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+            AuthMetrics.signUp(provider: ProviderID.phone)
             logger.info(
                 "account created",
                 metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "phone"])

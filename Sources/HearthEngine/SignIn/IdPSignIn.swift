@@ -201,6 +201,7 @@ extension AuthEngine {
         } catch {
             throw mapStoreError(error)
         }
+        AuthMetrics.signUp(provider: identity.providerID)
         logger.info(
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(identity.providerID)"])

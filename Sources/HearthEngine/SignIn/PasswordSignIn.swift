@@ -46,6 +46,7 @@ extension AuthEngine {
         if !project.emailEnumerationProtection, user?.disabled == true { throw AuthError(.userDisabled) }
         let stored = user?.passwordHash.flatMap(PasswordHash.init(encoded:))
         guard try await hasher.verify(password, against: stored), var user, let stored else {
+            AuthMetrics.signInFailed(provider: ProviderID.password)
             if project.emailEnumerationProtection { throw AuthError(.invalidLoginCredentials) }
             throw AuthError(user?.passwordHash == nil ? .emailNotFound : .invalidPassword)
         }

@@ -75,6 +75,11 @@ public final class SigningKeyRing: Sendable {
         throw KeyRingError.noActiveKey
     }
 
+    /// Seconds since the signing key became active (for the operator's key-age metric); nil without keys.
+    public func currentKeyAge(now: Date) -> Double? {
+        (try? currentSigner()).map { now.timeIntervalSince($0.activatesAt) }
+    }
+
     public func key(kid: String) -> Key? {
         keys.withLock { $0.first { $0.kid == kid } }
     }

@@ -1,0 +1,27 @@
+import Metrics
+
+/// What the engine counts for operators (`/metrics` on the admin listener). Dimensions are few and fixed —
+/// provider ids, outcomes, limit kinds — never a user, an address or a project's data.
+enum AuthMetrics {
+    static func signIn(provider: String) {
+        Counter(label: "hearth_sign_ins_total", dimensions: [("provider", provider), ("outcome", "success")]).increment()
+    }
+
+    static func signInFailed(provider: String) {
+        Counter(label: "hearth_sign_ins_total", dimensions: [("provider", provider), ("outcome", "failure")]).increment()
+    }
+
+    static func signUp(provider: String) {
+        Counter(label: "hearth_sign_ups_total", dimensions: [("provider", provider)]).increment()
+    }
+
+    /// A request refused by an abuse limit; `key` is the counter's key, of which only the kind is recorded.
+    static func limitRefusal(key: String) {
+        Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", String(key.prefix { $0 != ":" }))])
+            .increment()
+    }
+
+    static func sms(outcome: String) {
+        Counter(label: "hearth_sms_sends_total", dimensions: [("outcome", outcome)]).increment()
+    }
+}
