@@ -15,7 +15,8 @@ struct Serve: AsyncParsableCommand {
 
             Environment: HEARTH_CONFIG, HEARTH_HOST, HEARTH_PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL, \
             HEARTH_PROJECT, HEARTH_KEY_ENCRYPTION_KEY (base64 of 32 bytes; encrypts signing keys at rest), \
-            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL.
+            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL, HEARTH_PUBLIC_URL, HEARTH_SMTP_PASSWORD, \
+            HEARTH_EMAIL_WEBHOOK_SECRET.
             """)
 
     @OptionGroup var options: ConfigurationOptions
@@ -50,6 +51,16 @@ struct Serve: AsyncParsableCommand {
             logger.notice("SMS: development outbox; verification codes are logged, no SMS is sent")
         } else {
             logger.info("SMS: \(configuration.sms.provider.rawValue)")
+        }
+        switch configuration.email.provider {
+        case nil where emulatorMode, .outbox?:
+            logger.notice("e-mail: development outbox; action links are logged and kept in the store, no mail is sent")
+        case nil:
+            logger.warning(
+                "e-mail: no sender configured (email.provider); password-reset, verification and sign-in links will be refused"
+            )
+        case let provider?:
+            logger.info("e-mail: \(provider.rawValue)")
         }
         for project in runtime.engine.projects.all {
             if project.apiKeys.isEmpty {

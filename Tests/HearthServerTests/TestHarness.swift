@@ -9,6 +9,7 @@ import HearthStore
 import HearthTokens
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -33,7 +34,7 @@ struct Harness {
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
+        smsSender: SMSSender? = nil, emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
         providerTimeout: Duration = .seconds(60),
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
@@ -52,7 +53,9 @@ struct Harness {
             projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
+            clock: clock.authClock, smsSender: smsSender,
+            emailSender: emailSender ?? OutboxEmailSender(store: store, logger: Logger(label: "hearth.test")),
+            recaptcha: recaptcha,
             identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock))
     }
 

@@ -23,6 +23,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var emailActionURL: String
     /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
     public var federation: FederationSettings = .init()
+    /// E-mail templates, app name and sending limits (config key `email`).
+    public var email: EmailSettings = .init()
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -43,7 +45,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains, emailActionURL, federation
+            tokens, phone, authorizedDomains, emailActionURL, federation, email
     }
 
     public init(from decoder: Decoder) throws {
@@ -61,6 +63,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         authorizedDomains = try c.decode(.authorizedDomains, default: d.authorizedDomains)
         emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
         federation = try c.decode(.federation, default: d.federation)
+        email = try c.decode(.email, default: d.email)
     }
 }
 
