@@ -107,6 +107,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Server-rendered pages (the e-mail action handler) over the same engine use cases as the JSON routes.
+        .target(
+            name: "HearthPages",
+            dependencies: [
+                "HearthServer", "HearthEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         // The server-side SDK for backends: verify tokens, mint custom tokens, manage users over HTTP.
         .target(
             name: "HearthAdmin",
@@ -124,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMessaging",
+                "HearthServer", "HearthPages", "HearthSQLite", "HearthPostgres", "HearthMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -153,7 +161,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
-                "HearthAdminHummingbird",
+                "HearthAdminHummingbird", "HearthPages",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),

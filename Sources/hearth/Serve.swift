@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthMessaging
+import HearthPages
 import HearthServer
 import Hummingbird
 import Logging
@@ -93,7 +94,8 @@ struct Serve: AsyncParsableCommand {
         }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, logger: logger
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds,
+            pages: { ActionPages(engine: runtime.engine).register(on: $0) }, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }

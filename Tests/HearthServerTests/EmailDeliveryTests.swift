@@ -37,7 +37,7 @@ struct EmailDeliveryTests {
     }
 
     @Test func aResetLinkArrivesOverSTARTTLSWithAuthAsTextAndHTMLAndSetsTheNewPassword() async throws {
-        let sink = try SMTPSink(.starttls, user: Self.user, password: Self.password)
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
         defer { sink.stop() }
         let h = try await Harness(emailSender: try smtp(sink, security: .starttls)) {
             $0.emailActionURL = "https://auth.example.com/__/auth/action"
@@ -74,7 +74,7 @@ struct EmailDeliveryTests {
     }
 
     @Test func implicitTLSWithAuthLoginDeliversAVerificationInTheClientsLanguage() async throws {
-        let sink = try SMTPSink(.tls, user: Self.user, password: Self.password, loginOnly: true)
+        let sink = try await SMTPSink(.tls, user: Self.user, password: Self.password, loginOnly: true)
         defer { sink.stop() }
         let h = try await Harness(emailSender: try smtp(sink, security: .tls))
         try await h.run { (c: Client) async throws in
@@ -96,7 +96,7 @@ struct EmailDeliveryTests {
     }
 
     @Test func anUntrustedCertificateIsRefusedAndLeavesNoLiveCode() async throws {
-        let sink = try SMTPSink(.starttls, user: Self.user, password: Self.password)
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
         defer { sink.stop() }
         // No caFile: the throwaway CA is not trusted, and Hearth never skips verification.
         let sender = try SMTPEmailSender(
@@ -115,7 +115,7 @@ struct EmailDeliveryTests {
     }
 
     @Test func aServerWithoutSTARTTLSGetsNothingInPlaintext() async throws {
-        let sink = try SMTPSink(.plain)
+        let sink = try await SMTPSink(.plain)
         defer { sink.stop() }
         let sender = try SMTPEmailSender(
             configuration: .init(
@@ -137,7 +137,7 @@ struct EmailDeliveryTests {
     }
 
     @Test func aWrongPasswordAndASilentServerAreClearErrors() async throws {
-        let sink = try SMTPSink(.starttls, user: Self.user, password: Self.password)
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
         defer { sink.stop() }
         do {
             try await smtp(sink, security: .starttls, password: "wrong").send(Self.message(to: "ada@example.com"))
@@ -148,7 +148,7 @@ struct EmailDeliveryTests {
         }
         #expect(try sink.received().isEmpty)
 
-        let silent = try SMTPSink(.silent)
+        let silent = try await SMTPSink(.silent)
         defer { silent.stop() }
         let started = ContinuousClock.now
         do {

@@ -116,7 +116,8 @@ struct EmailLimitTests {
                 let k = known.sorted()[3]
                 let u = unknown.sorted()[3]
                 #expect(k > 0.14, "the relay's delay is in the known path (\(k))")
-                #expect(abs(k - u) < 0.05, "median known \(k) s vs unknown \(u) s")
+                // Without pacing the unknown path takes a few milliseconds; with it, about as long as a send.
+                #expect(u > k * 0.6 && u < k * 1.6, "median known \(k) s vs unknown \(u) s")
             }
         }
     }

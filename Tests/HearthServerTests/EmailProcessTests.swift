@@ -19,7 +19,7 @@ struct EmailProcessTests {
     }
 
     @Test func aConfiguredServerMailsLinksToItsPublicURLAndNeverLogsThem() async throws {
-        let sink = try SMTPSink(.starttls, user: "relay", password: "from-the-environment")
+        let sink = try await SMTPSink(.starttls, user: "relay", password: "from-the-environment")
         defer { sink.stop() }
         let config: JSONValue = [
             "publicURL": "https://auth.example.com",

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import Synchronization
 import Testing
 
 /// A real SMTP server (aiosmtpd, `tests/interop/smtp_sink.py`) on 127.0.0.1, started for one test and stopped
@@ -33,8 +34,9 @@ final class SMTPSink: @unchecked Sendable {
             .deletingLastPathComponent().appendingPathComponent("tests/interop/smtp_sink.py").path
     }
 
-    /// Starts the server and waits for it to listen.
-    init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) throws {
+    /// Starts the server and waits for it to listen. The wait polls with `Task.sleep`: a blocking read would hold
+    /// one of the few cooperative threads the other tests need.
+    init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         process = Process()
@@ -48,14 +50,31 @@ final class SMTPSink: @unchecked Sendable {
         let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
+        let output = CollectedOutput()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                output.finished.withLock { $0 = true }
+            } else {
+                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
         try process.run()
         // The first line is "READY <port>"; anything else means aiosmtpd is missing or failed.
-        var line = Data()
-        while let byte = try stdout.fileHandleForReading.read(upToCount: 1), let b = byte.first, b != 0x0A {
-            line.append(b)
+        let deadline = Date().addingTimeInterval(30)
+        var port: Int?
+        while Date() < deadline, port == nil, !output.finished.withLock({ $0 }) {
+            let text = output.text.withLock { $0 }
+            if let line = text.split(separator: "\n").first, text.contains("\n") {
+                let words = line.split(separator: " ")
+                port = words.count == 2 && words[0] == "READY" ? Int(words[1]) : nil
+                if port == nil { break }
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
         }
-        let words = String(decoding: line, as: UTF8.self).split(separator: " ")
-        guard words.count == 2, words[0] == "READY", let port = Int(words[1]) else {
+        guard let port else {
             process.terminate()
             throw SinkError(
                 "smtp_sink.py did not start (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt)"
@@ -79,9 +98,9 @@ final class SMTPSink: @unchecked Sendable {
         }
     }
 
+    /// Ends the server (it exits when its stdin closes) without waiting for it.
     func stop() {
         try? stdin.fileHandleForWriting.close()
-        process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthEngine
 import HearthMessaging
+import HearthPages
 import HearthProviders
 import HearthSQLite
 import HearthServer
@@ -61,7 +62,8 @@ struct Harness {
 
     /// Runs `body` against the router without a socket.
     func run(_ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: engine))
+        let app = Application(
+            router: HearthApplication.router(engine: engine, pages: { ActionPages(engine: engine).register(on: $0) }))
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

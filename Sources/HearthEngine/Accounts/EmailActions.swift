@@ -237,6 +237,14 @@ extension AuthEngine {
         }
     }
 
+    /// Whether a continue URL may be offered to the user after an action: absolute http(s) on an authorized domain.
+    public func isAuthorizedContinueURL(_ continueURL: String?, project: ProjectConfig) -> Bool {
+        guard let continueURL, let url = URL(string: continueURL), ["http", "https"].contains(url.scheme ?? ""),
+            let host = url.host
+        else { return false }
+        return isAuthorized(host: host, project: project)
+    }
+
     /// A host the project authorizes: one of `authorizedDomains`, or the host of its action page.
     func isAuthorized(host: String, project: ProjectConfig) -> Bool {
         let host = host.lowercased()

@@ -285,22 +285,7 @@ enum EmailTemplates {
         return out + rest
     }
 
-    /// Escapes text for HTML content and quoted attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { HTMLEscaping.escape(text) }
 
     /// A project's HTML body as plain text: line breaks for block ends, tags dropped, the common entities read.
     static func plainText(fromHTML html: String) -> String {
