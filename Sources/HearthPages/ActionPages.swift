@@ -30,6 +30,8 @@ public struct ActionPages: Sendable {
         var mode: String
         var code: String?
         var apiKey: String?
+        /// Set instead of `apiKey` for a project that accepts any key.
+        var projectID: String?
         var continueURL: String?
         var lang: String?
 
@@ -37,6 +39,7 @@ public struct ActionPages: Sendable {
             mode = try wire.string("mode") ?? ""
             code = try wire.string("oobCode")
             apiKey = try wire.string("apiKey") ?? wire.apiKey
+            projectID = try wire.string("projectId")
             continueURL = try wire.string("continueUrl")
             lang = try wire.string("lang")
         }
@@ -81,6 +84,7 @@ public struct ActionPages: Sendable {
         func form(_ link: ActionLink, fields: String, button: String) -> String {
             var hidden = ["mode": link.mode, "oobCode": link.code ?? "", "csrf": csrf]
             if let v = link.apiKey { hidden["apiKey"] = v }
+            if let v = link.projectID { hidden["projectId"] = v }
             if let v = link.continueURL { hidden["continueUrl"] = v }
             if let v = link.lang { hidden["lang"] = v }
             let inputs = hidden.sorted { $0.key < $1.key }.map {
@@ -94,13 +98,13 @@ public struct ActionPages: Sendable {
     func page(_ request: Request, _ link: ActionLink?) -> Page {
         let (language, text) = PageStrings.forLanguage(link?.lang)
         let csrf = Self.cookieValue(request) ?? engine.random.token(bytes: 24)
-        let project = link.flatMap { try? engine.projects.resolve(apiKey: $0.apiKey, pathProject: nil) }
+        let project = link.flatMap { try? engine.projects.resolve(apiKey: $0.apiKey, pathProject: $0.projectID) }
         let secure = project.map { $0.emailActionURL.hasPrefix("https:") } ?? false
         return Page(language: language, text: text, csrf: csrf, secure: secure)
     }
 
     func origin(_ link: ActionLink, _ context: HearthRequestContext) throws -> RequestOrigin {
-        let project = try engine.projects.resolve(apiKey: link.apiKey, pathProject: nil)
+        let project = try engine.projects.resolve(apiKey: link.apiKey, pathProject: link.projectID)
         return RequestOrigin(
             project: project, clientIP: context.remoteAddress?.ipAddress, locale: link.lang,
             emulator: engine.isEmulator)
@@ -161,7 +165,9 @@ public struct ActionPages: Sendable {
         guard let wire = try? await WireRequest.decode(request, context: context), let link = try? ActionLink(wire)
         else { return page(request, nil).invalid() }
         let p = page(request, link)
-        guard Self.sameOrigin(request, project: try? engine.projects.resolve(apiKey: link.apiKey, pathProject: nil)),
+        guard
+            Self.sameOrigin(
+                request, project: try? engine.projects.resolve(apiKey: link.apiKey, pathProject: link.projectID)),
             let sent = try? wire.string("csrf"), let cookie = Self.cookieValue(request),
             ConstantTime.equals(Array(sent.utf8), Array(cookie.utf8))
         else {
@@ -227,6 +233,7 @@ public struct ActionPages: Sendable {
             var items = components.queryItems ?? []
             items += [URLQueryItem(name: "mode", value: link.mode), URLQueryItem(name: "oobCode", value: link.code)]
             if let key = link.apiKey { items.append(URLQueryItem(name: "apiKey", value: key)) }
+            if let id = link.projectID { items.append(URLQueryItem(name: "projectId", value: id)) }
             if let lang = link.lang { items.append(URLQueryItem(name: "lang", value: lang)) }
             components.queryItems = items
         }

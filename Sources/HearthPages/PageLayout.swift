@@ -19,7 +19,7 @@ enum PageLayout {
         <!doctype html>
         <html lang="\(HTMLEscaping.escape(language))"><head><meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="referrer" content="no-referrer">
+        <meta name="referrer" content="same-origin">
         <title>\(HTMLEscaping.escape(title))</title><style>\(stylesheet)</style></head>
         <body><main><h1>\(HTMLEscaping.escape(title))</h1>
         \(body)
@@ -35,7 +35,9 @@ enum PageLayout {
         headers[HTTPField.Name("Content-Security-Policy")!] =
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        // Not no-referrer: browsers then send `Origin: null` on the form POST. same-origin still keeps the code
+        // in the URL from every other site (the continue link).
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         if let setCookie { headers[.setCookie] = setCookie }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -52,12 +52,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(project: str, *extra: str):
-    """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards."""
+def start(project: str, *extra: str, port: int = 0, env: dict | None = None):
+    """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards.
+    `port` when the configuration must know it in advance (publicURL); `env` adds environment variables."""
     data_dir = tempfile.mkdtemp(prefix="hearth-interop-")
     proc = subprocess.Popen(
-        [BINARY, "serve", "--port", str(free_port()), "--data-dir", data_dir, "--project", project, *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [BINARY, "serve", "--port", str(port or free_port()), "--data-dir", data_dir, "--project", project, *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})},
     )
     port = None
     deadline = time.time() + 60

@@ -269,7 +269,12 @@ extension AuthEngine {
             case .emailSignIn: "signIn"
             }
         var items = [URLQueryItem(name: "mode", value: mode), URLQueryItem(name: "oobCode", value: code)]
-        if let key = project.apiKeys.first { items.append(URLQueryItem(name: "apiKey", value: key)) }
+        if let key = project.apiKeys.first {
+            items.append(URLQueryItem(name: "apiKey", value: key))
+        } else {
+            // A project that takes any key is named instead, so Hearth's action page knows whose code it is.
+            items.append(URLQueryItem(name: "projectId", value: project.projectID))
+        }
         if let continueURL { items.append(URLQueryItem(name: "continueUrl", value: continueURL)) }
         items.append(URLQueryItem(name: "lang", value: locale ?? "en"))
         components.queryItems = (components.queryItems ?? []) + items
