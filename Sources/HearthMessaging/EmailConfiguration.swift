@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthStore
 import Logging
 
@@ -24,6 +25,16 @@ public struct EmailConfiguration: Sendable, Equatable, Codable {
         self.provider = provider
         self.smtp = smtp
         self.webhook = webhook
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case provider, smtp, webhook }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        provider = try c.decodeIfPresent(Provider.self, forKey: .provider)
+        smtp = try c.decodeIfPresent(SMTPEmailSender.Configuration.self, forKey: .smtp)
+        webhook = try c.decodeIfPresent(WebhookEmailSender.Configuration.self, forKey: .webhook)
     }
 
     /// Secrets from the environment, so they need not sit in the config file.

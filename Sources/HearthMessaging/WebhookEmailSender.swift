@@ -21,6 +21,17 @@ public struct WebhookEmailSender: EmailSender {
             self.from = from
             self.fromName = fromName
         }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case url, secret, from, fromName }
+
+        public init(from decoder: Decoder) throws {
+            try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            url = try c.decode(String.self, forKey: .url)
+            secret = try c.decodeIfPresent(String.self, forKey: .secret)
+            from = try c.decodeIfPresent(String.self, forKey: .from)
+            fromName = try c.decodeIfPresent(String.self, forKey: .fromName)
+        }
     }
 
     let configuration: Configuration

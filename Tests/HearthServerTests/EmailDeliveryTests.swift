@@ -216,6 +216,23 @@ struct EmailDeliveryTests {
         }
     }
 
+    @Test func headersAreEncodedAndCannotBeInjected() async throws {
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
+        defer { sink.stop() }
+        var message = Self.message(to: "ada@example.com")
+        message.senderName = "하스 \"Hearth\" 팀"
+        message.subject = "Bonjour Adélaïde\r\nBcc: eve@evil.example"
+        message.text = "line one\n.\n..two dots\n"
+        try await smtp(sink, security: .starttls).send(message)
+        let mail = try #require(try sink.received().first)
+        #expect(mail.recipients == ["ada@example.com"], "no injected recipient")
+        #expect(mail.header["Bcc"] == nil)
+        #expect(mail.header["Subject"] == "Bonjour Adélaïde Bcc: eve@evil.example", "the line break became a space")
+        let from = try #require(mail.header["From"])
+        #expect(from.contains("하스") && from.contains("Hearth") && from.hasSuffix("<noreply@hearth.test>"))
+        #expect(mail.text == "line one\n.\n..two dots\n")
+    }
+
     static func message(to: String) -> EmailMessage {
         EmailMessage(
             projectID: "p", to: to, subject: "s", text: "t", html: "<p>t</p>", kind: .passwordReset, oobCode: "c",

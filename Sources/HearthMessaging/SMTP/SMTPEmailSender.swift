@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -51,6 +52,27 @@ public struct SMTPEmailSender: EmailSender {
             self.caFile = caFile
             self.timeoutSeconds = timeoutSeconds
             self.heloName = heloName
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case host, port, security, username, password, from, fromName, replyTo, caFile, timeoutSeconds, heloName
+        }
+
+        /// A misspelt setting is refused, not ignored (a typo in `caFile` must not go unnoticed).
+        public init(from decoder: Decoder) throws {
+            try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            host = try c.decode(String.self, forKey: .host)
+            port = try c.decodeIfPresent(Int.self, forKey: .port)
+            security = try c.decodeIfPresent(Security.self, forKey: .security) ?? .starttls
+            username = try c.decodeIfPresent(String.self, forKey: .username)
+            password = try c.decodeIfPresent(String.self, forKey: .password)
+            from = try c.decode(String.self, forKey: .from)
+            fromName = try c.decodeIfPresent(String.self, forKey: .fromName)
+            replyTo = try c.decodeIfPresent(String.self, forKey: .replyTo)
+            caFile = try c.decodeIfPresent(String.self, forKey: .caFile)
+            timeoutSeconds = try c.decodeIfPresent(Double.self, forKey: .timeoutSeconds)
+            heloName = try c.decodeIfPresent(String.self, forKey: .heloName)
         }
 
         public var effectivePort: Int {
