@@ -133,7 +133,8 @@ public final class PostgresAuthStore: AuthStore {
                   created_at = \(user.createdAt.millisecondsSince1970),
                   last_login_at = \(user.lastLoginAt?.millisecondsSince1970),
                   last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
-                  custom_auth = \(user.customAuth), version = version + 1
+                  custom_auth = \(user.customAuth), email_link_sign_in = \(user.emailLinkSignIn),
+                  initial_email = \(user.initialEmail), version = version + 1
                 WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
                 RETURNING 1
                 """)
@@ -547,12 +548,13 @@ extension PostgresAuthStore {
             """
             INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
               password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, version)
+              last_refresh_at, custom_claims, custom_auth, email_link_sign_in, initial_email, version)
             VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
               \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
               \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
               \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
-              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth), \(user.version))
+              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth),
+              \(user.emailLinkSignIn), \(user.initialEmail), \(user.version))
             """)
         try await writeProviders(db, user)
     }
@@ -612,6 +614,8 @@ extension PostgresAuthStore {
                         customClaims: try row["custom_claims"].decode(String?.self),
                         customAuth: try row["custom_auth"].decode(Bool.self),
                         version: try row["version"].decode(Int64.self)))
+                users[users.count - 1].emailLinkSignIn = try row["email_link_sign_in"].decode(Bool.self)
+                users[users.count - 1].initialEmail = try row["initial_email"].decode(String?.self)
             }
             guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
             users[users.count - 1].providers.append(

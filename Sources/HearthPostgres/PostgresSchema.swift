@@ -206,5 +206,12 @@ enum PostgresSchema {
                 "CREATE TABLE single_use_keys (key TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
                 "CREATE INDEX single_use_keys_expiry ON single_use_keys (expires_at)",
             ]),
+        // E-mail link sign-in and e-mail change safety: whether an account signed in by link, and its first address.
+        Migration(
+            version: "v8_email",
+            statements: [
+                "ALTER TABLE users ADD COLUMN email_link_sign_in BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE users ADD COLUMN initial_email TEXT",
+            ]),
     ]
 }

@@ -158,4 +158,32 @@ struct EmailLinkSignInTests {
             #expect(try await h.store.user(projectID: h.projectID, email: "eve@example.com") == nil)
         }
     }
+
+    @Test func aLinkAccountShowsItsMethodAndAChangedAccountItsFirstAddress() async throws {
+        let h = try await Harness { $0.emailEnumerationProtection = false }
+        try await h.run { (c: Client) async throws in
+            _ = try await c.post("/v1/accounts:sendOobCode", .object(Self.signInSettings))
+            let mail = try #require(try await h.store.emailOutbox(projectID: h.projectID).last)
+            let signedIn = try await c.post(
+                "/v1/accounts:signInWithEmailLink", ["email": "ada@example.com", "oobCode": .string(mail.oobCode)])
+            let idToken = try #require(signedIn.string("idToken"))
+            let methods = try await c.post(
+                "/v1/accounts:createAuthUri", ["identifier": "ada@example.com", "continueUri": "http://localhost"])
+            #expect(methods["signinMethods"] == ["emailLink"])
+            let looked = try await c.lookup(idToken)
+            #expect(looked["users"]?[0]?["emailLinkSignin"] == .bool(true))
+            #expect(looked["users"]?[0]?["providerUserInfo"]?[0]?["providerId"] == "password")
+
+            // A direct change of the verified address records the first one and tells it how to undo the change.
+            let changed = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(idToken), "email": "eve@example.com"])
+            #expect(changed.string("email") == "eve@example.com")
+            let after = try await c.lookup(try #require(changed.string("idToken")))
+            #expect(after["users"]?[0]?["initialEmail"] == "ada@example.com")
+            let notice = try #require(try await h.store.emailOutbox(projectID: h.projectID).last)
+            #expect(notice.kind == .recoverEmail && notice.email == "ada@example.com")
+            let restored = try await c.post("/v1/accounts:update", ["oobCode": .string(notice.oobCode)])
+            #expect(restored.string("email") == "ada@example.com" && restored["emailVerified"] == .bool(true))
+        }
+    }
 }

@@ -26,6 +26,10 @@ public struct UserRecord: Sendable, Equatable {
     public var customAuth: Bool
     /// Links to federated identity providers (google.com, apple.com, …).
     public var providers: [ProviderUserInfo]
+    /// Signed in with an e-mail link at least once (createAuthUri then lists `emailLink`).
+    public var emailLinkSignIn: Bool = false
+    /// The address the account had before its first e-mail change (Firebase's `initialEmail`).
+    public var initialEmail: String?
     /// Bumped by every stored update; an update based on an older version is refused,
     /// so two concurrent changes cannot silently undo each other.
     public var version: Int64
@@ -67,7 +71,8 @@ public struct UserRecord: Sendable, Equatable {
     /// and in the ID token's `firebase.identities`.
     public var allProviderInfo: [ProviderUserInfo] {
         var all: [ProviderUserInfo] = []
-        if let email, passwordHash != nil {
+        // An e-mail link account has the password provider too, as in Firebase.
+        if let email, passwordHash != nil || emailLinkSignIn {
             all.append(
                 ProviderUserInfo(
                     providerID: ProviderID.password, rawID: email, federatedID: email, email: email,

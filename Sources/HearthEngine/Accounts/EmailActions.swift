@@ -339,6 +339,7 @@ extension AuthEngine {
             switch used.kind {
             case .verifyAndChangeEmail:
                 previous = (current, user.emailVerified)
+                if user.initialEmail == nil { user.initialEmail = current }
                 user.email = used.newEmail
                 user.validSince = nowSecond()
             case .recoverEmail:

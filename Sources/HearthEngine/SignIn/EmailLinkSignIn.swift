@@ -43,9 +43,10 @@ extension AuthEngine {
                 "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour,
                 windowSeconds: 3600)
             let now = clock.now()
-            let user = UserRecord(
+            var user = UserRecord(
                 projectID: project.projectID, uid: random.uid(), email: email, emailVerified: true,
                 validSince: nowSecond(), createdAt: now, lastLoginAt: now)
+            user.emailLinkSignIn = true
             do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
             logger.info(
                 "account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "emailLink"])
@@ -59,6 +60,7 @@ extension AuthEngine {
             }
             user.email = email
             user.emailVerified = true
+            user.emailLinkSignIn = true
             user.lastLoginAt = clock.now()
             try await save(&user)
             return user
