@@ -98,7 +98,7 @@ public final class ActionCodeSettings: @unchecked Sendable {
         let v = lock.withLock { values }
         var fields: [String: JSON] = ["canHandleCodeInApp": .bool(v.handleCodeInApp)]
         if let url = v.url { fields["continueUrl"] = .string(url.absoluteString) }
-        if let id = v.iOSBundleID { fields["iOSBundleId"] = .string(id) }
+        if let id = v.iOSBundleID, !id.isEmpty { fields["iOSBundleId"] = .string(id) }
         if let name = v.androidPackageName {
             fields["androidPackageName"] = .string(name)
             fields["androidInstallApp"] = .bool(v.androidInstallIfNotAvailable)
