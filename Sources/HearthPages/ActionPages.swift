@@ -103,11 +103,10 @@ public struct ActionPages: Sendable {
         return Page(language: language, text: text, csrf: csrf, secure: secure)
     }
 
-    func origin(_ link: ActionLink, _ context: HearthRequestContext) throws -> RequestOrigin {
+    /// The client's address comes from WireRequest, the one place that decides it (proxies included).
+    func origin(_ link: ActionLink, _ wire: WireRequest) throws -> RequestOrigin {
         let project = try engine.projects.resolve(apiKey: link.apiKey, pathProject: link.projectID)
-        return RequestOrigin(
-            project: project, clientIP: context.remoteAddress?.ipAddress, locale: link.lang,
-            emulator: engine.isEmulator)
+        return RequestOrigin(project: project, clientIP: wire.clientIP, locale: link.lang, emulator: engine.isEmulator)
     }
 
     // MARK: GET: look, never use
@@ -116,7 +115,7 @@ public struct ActionPages: Sendable {
         guard let wire = try? await WireRequest.decode(request, context: context), let link = try? ActionLink(wire)
         else { return page(request, nil).invalid() }
         let p = page(request, link)
-        guard let kind = link.kind, let code = link.code, let origin = try? origin(link, context),
+        guard let kind = link.kind, let code = link.code, let origin = try? origin(link, wire),
             let found = try? await engine.resetPassword(code: code, newPassword: nil, origin: origin),
             found.kind == kind
         else { return p.invalid() }
@@ -173,7 +172,7 @@ public struct ActionPages: Sendable {
         else {
             return p.render(.forbidden, title: p.text.invalidTitle, body: "<p id=\"message\">\(p.e(p.text.failed))</p>")
         }
-        guard let kind = link.kind, kind != .emailSignIn, let code = link.code, let origin = try? origin(link, context)
+        guard let kind = link.kind, kind != .emailSignIn, let code = link.code, let origin = try? origin(link, wire)
         else { return p.invalid() }
         let t = p.text
         do {
