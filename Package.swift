@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
@@ -65,12 +66,15 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // Outbound messages: SMS providers (and later e-mail) behind small protocols.
+        // Outbound messages: SMS providers and e-mail senders (SMTP on SwiftNIO, a webhook) behind small protocols.
         .target(
             name: "HearthMessaging",
             dependencies: [
                 "HearthCore", "HearthStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -110,6 +114,14 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ]
         ),
+        // Server-rendered pages (the e-mail action handler) over the same engine use cases as the JSON routes.
+        .target(
+            name: "HearthPages",
+            dependencies: [
+                "HearthServer", "HearthEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         // The server-side SDK for backends: verify tokens, mint custom tokens, manage users over HTTP.
         .target(
             name: "HearthAdmin",
@@ -127,7 +139,7 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMessaging",
+                "HearthServer", "HearthPages", "HearthSQLite", "HearthPostgres", "HearthMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -158,7 +170,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
-                "HearthAdminHummingbird",
+                "HearthAdminHummingbird", "HearthPages",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),

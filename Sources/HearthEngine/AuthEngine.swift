@@ -46,6 +46,10 @@ public final class AuthEngine: Sendable {
     public let random: SecureRandom
     /// Where verification codes go; the development outbox unless a provider is configured.
     public let smsSender: SMSSender
+    /// Where action-link e-mail goes: SMTP, a webhook, the development outbox, or nowhere (refused).
+    public let emailSender: EmailSender
+    /// Makes a link request for an unknown address take as long as one that sends mail.
+    let emailPacing = EmailPacing()
     /// Checks reCAPTCHA tokens for projects that require them.
     public let recaptcha: RecaptchaVerifier?
     /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
@@ -57,7 +61,7 @@ public final class AuthEngine: Sendable {
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
+        emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
         blockingFunctions: BlockingFunctionClient = .init(), logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
@@ -67,6 +71,9 @@ public final class AuthEngine: Sendable {
         self.clock = clock
         self.random = random
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
+        // The development outbox only in emulator mode; elsewhere no sender means no mail, never stored links.
+        self.emailSender =
+            emailSender ?? (idTokens.unsigned ? OutboxEmailSender(store: store, logger: logger) : UnconfiguredEmailSender())
         self.recaptcha = recaptcha
         self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.blockingFunctions = blockingFunctions

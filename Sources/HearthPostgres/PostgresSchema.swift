@@ -228,5 +228,12 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX mfa_pending_expiry ON mfa_pending (expires_at)",
             ]),
+        // E-mail link sign-in and e-mail change safety: whether an account signed in by link, and its first address.
+        Migration(
+            version: "v8_email",
+            statements: [
+                "ALTER TABLE users ADD COLUMN email_link_sign_in BOOLEAN NOT NULL DEFAULT FALSE",
+                "ALTER TABLE users ADD COLUMN initial_email TEXT",
+            ]),
     ]
 }

@@ -204,6 +204,14 @@ enum SQLiteSchema {
                     CREATE INDEX mfa_pending_expiry ON mfa_pending (expires_at);
                     """)
         }
+        // E-mail link sign-in and e-mail change safety: whether an account signed in by link, and its first address.
+        m.registerMigration("v8_email") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN email_link_sign_in INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE users ADD COLUMN initial_email TEXT;
+                    """)
+        }
         return m
     }
 }

@@ -10,9 +10,11 @@ import NIOCore
 public enum HearthApplication {
     /// The router with every route and middleware; tests drive it without a socket. An engine in emulator mode
     /// (`AuthEngine.isEmulator`) also gets the Firebase emulator's development routes (`/emulator/v1/…`).
-    public static func router(engine: AuthEngine, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init())
-        -> Router<HearthRequestContext>
-    {
+    /// `pages` adds routes from modules above this one (HearthPages' action handler).
+    public static func router(
+        engine: AuthEngine, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),
+        pages: (Router<HearthRequestContext>) -> Void = { _ in }
+    ) -> Router<HearthRequestContext> {
         let router = Router(context: HearthRequestContext.self)
         router.add(middleware: HTTPHygieneMiddleware())
         router.add(middleware: ClientAddressMiddleware(trusted: http.trustedNetworks))
@@ -26,6 +28,7 @@ public enum HearthApplication {
         OAuthRoutes(engine: engine).register(on: router)
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
         if engine.isEmulator { EmulatorRoutes(engine: engine).register(on: router) }
+        pages(router)
         router.get("/") { _, _ in
             // What the Firebase Auth Emulator answers, so tools that wait for it to be ready work unchanged.
             engine.isEmulator
@@ -45,11 +48,12 @@ public enum HearthApplication {
     /// clients wait in the accept queue rather than costing descriptors).
     public static func make(
         engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),
-        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        pages: (Router<HearthRequestContext>) -> Void = { _ in }, logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let requestTimeout = TimeAmount.seconds(Int64(http.requestTimeoutSeconds))
         return Application(
-            router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds, http: http),
+            router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds, http: http, pages: pages),
             server: .http1(
                 configuration: .init(
                     additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)],

@@ -25,6 +25,11 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var logLevel: String = "info"
     /// SMS provider for phone sign-in codes; the development outbox unless configured.
     public var sms: SMSConfiguration = .init()
+    /// E-mail sender for action links (SMTP or a webhook); without one a production server sends no mail.
+    public var email: EmailConfiguration = .init()
+    /// The base URL users reach this server at (`https://auth.example.com`): e-mail links open its action pages
+    /// (`<publicURL>/__/auth/action`) unless a project sets its own `emailActionURL`.
+    public var publicURL: String?
     /// reCAPTCHA for projects with `phone.appVerification: "recaptcha"`.
     public var recaptcha: RecaptchaVerifier.Configuration = .init()
     /// Connection limits and timeouts, and the reverse proxies trusted to name the client.
@@ -35,7 +40,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, recaptcha, http, projects
+            sqliteDurability, logLevel, sms, email, publicURL, recaptcha, http, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -53,9 +58,28 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         sqliteDurability = try c.decode(.sqliteDurability, default: d.sqliteDurability)
         logLevel = try c.decode(.logLevel, default: d.logLevel)
         sms = try c.decode(.sms, default: d.sms)
+        email = try c.decode(.email, default: d.email)
+        publicURL = try c.decodeIfPresent(String.self, forKey: .publicURL)
         recaptcha = try c.decode(.recaptcha, default: d.recaptcha)
         http = try c.decode(.http, default: d.http)
         projects = try c.decode(.projects, default: d.projects)
+    }
+
+    /// The configured projects, with links pointing at `publicURL`'s action pages where a project keeps
+    /// Firebase's default handler.
+    public var resolvedProjects: [ProjectConfig] {
+        guard let publicURL else { return projects }
+        let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        return projects.map { project in
+            var project = project
+            if project.emailActionURL == ProjectConfig(projectID: project.projectID).emailActionURL {
+                project.emailActionURL = base + "/__/auth/action"
+            }
+            if let host = URL(string: base)?.host, !project.authorizedDomains.contains(host) {
+                project.authorizedDomains.append(host)
+            }
+            return project
+        }
     }
 
     /// Reads a JSON config file.
@@ -80,6 +104,8 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let v = env["HEARTH_TRUSTED_PROXIES"] {
             http.trustedProxies = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
+        email.applyEnvironment(env)
+        if let v = env["HEARTH_PUBLIC_URL"], !v.isEmpty { publicURL = v }
         if let v = env["HEARTH_RECAPTCHA_SECRET"], !v.isEmpty { recaptcha.secret = v }
         if let v = env["HEARTH_PASSWORD_HASH_THREADS"] {
             guard let n = Int(v) else { throw ConfigurationError("HEARTH_PASSWORD_HASH_THREADS must be a number") }
@@ -98,6 +124,12 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         }
         if let problem = sms.problem { throw ConfigurationError(problem) }
         if let problem = http.problem { throw ConfigurationError(problem) }
+        if let problem = email.problem { throw ConfigurationError(problem) }
+        if let publicURL {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigurationError("publicURL must be an absolute http(s) URL, got \(publicURL)")
+            }
+        }
         for p in projects {
             if p.phone.appVerification == .recaptcha, recaptcha.secret?.isEmpty ?? true {
                 throw ConfigurationError(

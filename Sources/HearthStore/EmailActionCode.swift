@@ -7,6 +7,10 @@ public struct EmailActionCode: Sendable, Equatable {
         case passwordReset = "PASSWORD_RESET"
         case verifyEmail = "VERIFY_EMAIL"
         case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
+        /// Sent to the old address after a change: `email` is the address to restore, `newEmail` the one it left for.
+        case recoverEmail = "RECOVER_EMAIL"
+        /// E-mail link sign-in: `email` is the address the link signs in.
+        case emailSignIn = "EMAIL_SIGNIN"
     }
 
     public var codeHash: [UInt8]
@@ -33,7 +37,7 @@ public struct EmailActionCode: Sendable, Equatable {
     }
 }
 
-/// A message the development e-mail outbox holds instead of sending it (no mail server is configured):
+/// A message the development e-mail outbox holds instead of sending it (`--emulator` or `email.provider: "outbox"`):
 /// what the emulator's `oobCodes` route lists.
 public struct EmailOutboxMessage: Sendable, Equatable {
     public var projectID: String

@@ -59,13 +59,15 @@ struct Runtime {
         let hasher = PasswordHasher(
             threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
         let projects = ProjectRegistry(
-            defaultProjectID: configuration.defaultProject, projects: configuration.projects, servesAnyProject: emulator
+            defaultProjectID: configuration.defaultProject, projects: configuration.resolvedProjects,
+            servesAnyProject: emulator
         )
         try await loadProjectSettings(projects, store: store, logger: logger)
         let engine = AuthEngine(
             store: store, projects: projects, idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: hasher,
             smsSender: configuration.sms.makeSender(store: store, logger: logger, emulator: emulator),
+            emailSender: try configuration.email.makeSender(store: store, logger: logger, emulator: emulator),
             recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha), logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthMessaging
+import HearthPages
 import HearthServer
 import Hummingbird
 import Logging
@@ -16,8 +17,9 @@ struct Serve: AsyncParsableCommand {
 
             Environment: HEARTH_CONFIG, HEARTH_HOST, HEARTH_PORT, HEARTH_DATA_DIR, HEARTH_DATABASE_URL, \
             HEARTH_PROJECT, HEARTH_KEY_ENCRYPTION_KEY (base64 of 32 bytes; encrypts signing keys at rest), \
-            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL, HEARTH_TRUSTED_PROXIES (comma-separated CIDRs of reverse \
-            proxies whose X-Forwarded-For is believed).
+            HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL, HEARTH_PUBLIC_URL, HEARTH_SMTP_PASSWORD, \
+            HEARTH_EMAIL_WEBHOOK_SECRET, HEARTH_TRUSTED_PROXIES (comma-separated CIDRs of reverse proxies whose \
+            X-Forwarded-For is believed).
             """)
 
     @OptionGroup var options: ConfigurationOptions
@@ -69,6 +71,16 @@ struct Serve: AsyncParsableCommand {
         case let provider?:
             logger.info("SMS: \(provider.rawValue)")
         }
+        switch configuration.email.provider {
+        case nil where emulatorMode, .outbox?:
+            logger.notice("e-mail: development outbox; action links are logged and kept in the store, no mail is sent")
+        case nil:
+            logger.warning(
+                "e-mail: no sender configured (email.provider); password-reset, verification and sign-in links will be refused"
+            )
+        case let provider?:
+            logger.info("e-mail: \(provider.rawValue)")
+        }
         for project in runtime.engine.projects.all {
             if project.apiKeys.isEmpty {
                 logger.notice("project \(project.projectID) accepts any API key: configure apiKeys to restrict it")
@@ -107,7 +119,8 @@ struct Serve: AsyncParsableCommand {
         }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http, logger: logger
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http,
+            pages: { ActionPages(engine: runtime.engine).register(on: $0) }, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on http://\(host):\(port)")
         }

@@ -30,9 +30,12 @@ final class ServerProcess: Sendable {
             ? beside : bundle.deletingLastPathComponent().appendingPathComponent("hearth")
     }
 
-    init(arguments: [String]) throws {
+    init(arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0"] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = output
         process.standardError = output
         output.fileHandleForReading.readabilityHandler = { [collected] handle in

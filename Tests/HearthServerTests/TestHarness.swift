@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthEngine
 import HearthMessaging
+import HearthPages
 import HearthProviders
 import HearthSQLite
 import HearthServer
@@ -10,6 +11,7 @@ import HearthTokens
 import Hummingbird
 import Logging
 import HummingbirdTesting
+import Logging
 import Synchronization
 import Testing
 
@@ -53,8 +55,9 @@ struct Harness {
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
-        providerTimeout: Duration = .seconds(60), liveClock: Bool = false, kek: KeyEncryptionKey? = nil,
+        smsSender: SMSSender? = nil, emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil,
+        emulator: Bool = false, providerTimeout: Duration = .seconds(60), liveClock: Bool = false,
+        kek: KeyEncryptionKey? = nil,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
@@ -72,14 +75,18 @@ struct Harness {
             projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
+            clock: clock.authClock, smsSender: smsSender,
+            emailSender: emailSender ?? OutboxEmailSender(store: store, logger: testLogger),
+            recaptcha: recaptcha,
             identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock),
             logger: testLogger)
     }
 
     /// Runs `body` against the router without a socket.
     func run(_ body: @Sendable (Client) async throws -> Void) async throws {
-        let app = Application(router: HearthApplication.router(engine: engine), logger: testLogger)
+        let app = Application(
+            router: HearthApplication.router(engine: engine, pages: { ActionPages(engine: engine).register(on: $0) }),
+            logger: testLogger)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }

@@ -107,6 +107,8 @@ struct AuthStoreConformance {
                     ProviderUserInfo(providerID: "google.com", rawID: "google-2"),
                 ],
                 version: original.version)
+            changed.emailLinkSignIn = true
+            changed.initialEmail = "ada@example.com"
             try await store.updateUser(changed)
 
             changed.version = original.version + 1

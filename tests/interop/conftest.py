@@ -53,9 +53,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None):
+def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None, port: int = 0,
+          env: dict | None = None):
     """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards. `config` is written
-    as the server's config file; `preexec_fn` runs in the child before it starts (resource limits)."""
+    as the server's config file; `preexec_fn` runs in the child before it starts (resource limits); `port` when
+    the configuration must know it in advance (publicURL); `env` adds environment variables."""
     data_dir = tempfile.mkdtemp(prefix="hearth-interop-")
     if config is not None:
         config_path = os.path.join(tempfile.mkdtemp(prefix="hearth-config-"), "hearth.json")
@@ -63,9 +65,10 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
             json.dump(config, f)
         extra = (*extra, "--config", config_path)
     proc = subprocess.Popen(
-        [BINARY, "serve", "--port", str(free_port()), "--admin-port", "0", "--data-dir", data_dir, "--project", project,
-         *extra],
+        [BINARY, "serve", "--port", str(port or free_port()), "--admin-port", "0", "--data-dir", data_dir,
+         "--project", project, *extra],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, preexec_fn=preexec_fn,
+        env={**os.environ, **(env or {})},
     )
     hearth_proc = proc
     port = admin_port = None

@@ -147,6 +147,19 @@ def test_action_links_reset_a_password_and_verify_an_address(admin, hearth_emula
         auth.generate_password_reset_link("nobody@example.com", app=admin)
 
 
+def test_a_sign_in_link_from_generate_sign_in_with_email_link_signs_in(admin, hearth_emulator):
+    settings = auth.ActionCodeSettings(url="https://localhost/finish", handle_code_in_app=True,
+                                       ios_bundle_id="com.example.app")
+    link = auth.generate_sign_in_with_email_link("emaillink@example.com", settings, app=admin)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)
+    assert query["mode"] == ["signIn"] and query["continueUrl"] == ["https://localhost/finish"]
+    status, body = rest(hearth_emulator, "signInWithEmailLink",
+                        {"email": "emaillink@example.com", "oobCode": query["oobCode"][0]})
+    assert status == 200 and body["isNewUser"] is True
+    user = auth.get_user(body["localId"], app=admin)
+    assert user.email == "emaillink@example.com" and user.email_verified
+
+
 def test_session_cookies_are_minted_and_verified(admin, hearth_emulator):
     auth.create_user(uid="cookie-1", email="cookie@example.com", password="secret-1", app=admin)
     _, body = password_sign_in(hearth_emulator, "cookie@example.com", "secret-1")

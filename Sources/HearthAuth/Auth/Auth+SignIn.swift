@@ -42,7 +42,8 @@ extension Auth {
     public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
         switch credential {
         case let email as EmailAuthCredential:
-            return try await signIn(withEmail: email.email, password: email.password)
+            if let link = email.link { return try await signIn(withEmail: email.email, link: link) }
+            return try await signIn(withEmail: email.email, password: email.password ?? "")
         case let phone as PhoneAuthCredential:
             let r = try await phoneCall(phone, idToken: nil, operation: "SIGN_UP_OR_IN")
             return try await completeSignIn(

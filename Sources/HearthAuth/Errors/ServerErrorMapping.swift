@@ -22,6 +22,7 @@ enum ServerErrorMapping {
         "PASSWORD_LOGIN_DISABLED": .operationNotAllowed,
         "ADMIN_ONLY_OPERATION": .adminRestrictedOperation,
         "TOO_MANY_ATTEMPTS_TRY_LATER": .tooManyRequests,
+        "RESET_PASSWORD_EXCEED_LIMIT": .tooManyRequests,
         "QUOTA_EXCEEDED": .quotaExceeded,
         "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
         "EMAIL_CHANGE_NEEDS_VERIFICATION": .emailChangeNeedsVerification,

@@ -16,12 +16,19 @@ extension User {
         var returned: OAuthCredential?
         do {
             switch credential {
+            case let email as EmailAuthCredential where email.link != nil:
+                r = try await auth.client.call(
+                    .v1("accounts:signInWithEmailLink"),
+                    [
+                        "email": .string(email.email), "oobCode": .string(email.linkCode ?? ""),
+                        "idToken": .string(idToken),
+                    ])
             case let email as EmailAuthCredential:
                 r = try await auth.client.call(
                     .v1("accounts:signUp"),
                     [
-                        "email": .string(email.email), "password": .string(email.password), "idToken": .string(idToken),
-                        "returnSecureToken": true,
+                        "email": .string(email.email), "password": .string(email.password ?? ""),
+                        "idToken": .string(idToken), "returnSecureToken": true,
                     ])
             case let phone as PhoneAuthCredential:
                 r = try await auth.phoneCall(phone, idToken: idToken, operation: "LINK")
@@ -60,10 +67,17 @@ extension User {
         var info = AdditionalUserInfo(providerID: credential.provider, isNewUser: false)
         do {
             switch credential {
+            case let email as EmailAuthCredential where email.link != nil:
+                r = try await client.call(
+                    .v1("accounts:signInWithEmailLink"),
+                    ["email": .string(email.email), "oobCode": .string(email.linkCode ?? "")])
             case let email as EmailAuthCredential:
                 r = try await client.call(
                     .v1("accounts:signInWithPassword"),
-                    ["email": .string(email.email), "password": .string(email.password), "returnSecureToken": true])
+                    [
+                        "email": .string(email.email), "password": .string(email.password ?? ""),
+                        "returnSecureToken": true,
+                    ])
             case let phone as PhoneAuthCredential:
                 r = try await auth.phoneCall(phone, idToken: nil, operation: "REAUTH")
             case let oauth as OAuthCredential:

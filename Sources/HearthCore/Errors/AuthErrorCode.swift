@@ -59,6 +59,12 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case missingOobCode = "MISSING_OOB_CODE"
     case invalidOobCode = "INVALID_OOB_CODE"
     case missingNewEmail = "MISSING_NEW_EMAIL"
+    // E-mail links: per-address reset limit and ActionCodeSettings checks
+    case resetPasswordExceedLimit = "RESET_PASSWORD_EXCEED_LIMIT"
+    case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
+    case missingIOSBundleID = "MISSING_IOS_BUNDLE_ID"
+    case missingAndroidPackageName = "MISSING_ANDROID_PACKAGE_NAME"
+    case invalidHostingLinkDomain = "INVALID_HOSTING_LINK_DOMAIN"
     case invalidClaims = "INVALID_CLAIMS"
     case forbiddenClaim = "FORBIDDEN_CLAIM"
     case claimsTooLarge = "CLAIMS_TOO_LARGE"

@@ -34,6 +34,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     /// The Firebase project: what tokens name as audience and issuer, and admin paths as `{project}`.
     public var firebaseProjectID: String { TenantScope.split(projectID).project }
     public var tenantID: String? { tenant?.tenantID }
+    /// E-mail templates, app name and sending limits (config key `email`).
+    public var email: EmailSettings = .init()
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -54,7 +56,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains, emailActionURL, federation, mfa
+            tokens, phone, authorizedDomains, emailActionURL, federation, mfa, email
     }
 
     public init(from decoder: Decoder) throws {
@@ -73,6 +75,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
         federation = try c.decode(.federation, default: d.federation)
         mfa = try c.decode(.mfa, default: d.mfa)
+        email = try c.decode(.email, default: d.email)
     }
 }
 

@@ -28,6 +28,10 @@ public struct UserRecord: Sendable, Equatable {
     public var providers: [ProviderUserInfo]
     /// Second factors (SMS and TOTP); stored as the `mfa_info` column.
     public var mfaEnrollments: [MFAEnrollment]
+    /// Signed in with an e-mail link at least once (createAuthUri then lists `emailLink`).
+    public var emailLinkSignIn: Bool = false
+    /// The address the account had before its first e-mail change (Firebase's `initialEmail`).
+    public var initialEmail: String?
     /// Bumped by every stored update; an update based on an older version is refused,
     /// so two concurrent changes cannot silently undo each other.
     public var version: Int64
@@ -70,7 +74,8 @@ public struct UserRecord: Sendable, Equatable {
     /// and in the ID token's `firebase.identities`.
     public var allProviderInfo: [ProviderUserInfo] {
         var all: [ProviderUserInfo] = []
-        if let email, passwordHash != nil {
+        // An e-mail link account has the password provider too, as in Firebase.
+        if let email, passwordHash != nil || emailLinkSignIn {
             all.append(
                 ProviderUserInfo(
                     providerID: ProviderID.password, rawID: email, federatedID: email, email: email,
@@ -89,4 +94,6 @@ public enum ProviderID {
     public static let phone = "phone"
     public static let anonymous = "anonymous"
     public static let custom = "custom"
+    /// The sign-in method of an e-mail link (its sessions' provider is `password`, as in Firebase).
+    public static let emailLink = "emailLink"
 }

@@ -40,6 +40,7 @@ extension AuthEngine {
         }
         var methods: [String] = []
         if user.passwordHash != nil { methods.append(ProviderID.password) }
+        if user.emailLinkSignIn { methods.append("emailLink") }
         for p in user.providers where p.providerID != ProviderID.phone && !methods.contains(p.providerID) {
             methods.append(p.providerID)
         }

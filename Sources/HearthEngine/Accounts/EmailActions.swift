@@ -1,7 +1,9 @@
 import Crypto
 import Foundation
 import HearthCore
+import HearthMessaging
 import HearthStore
+import Synchronization
 
 /// `accounts:sendOobCode`: an e-mail action link for a password reset or an address verification.
 public struct EmailActionRequest: Sendable {
@@ -10,18 +12,30 @@ public struct EmailActionRequest: Sendable {
     public var newEmail: String?
     public var idToken: String?
     public var continueURL: String?
+    /// ActionCodeSettings: the app opens the link itself (required for EMAIL_SIGNIN).
+    public var canHandleCodeInApp: Bool
+    public var iOSBundleID: String?
+    public var androidPackageName: String?
+    /// Firebase Hosting / Dynamic Links domain for the link; Hearth's links point at its own pages, so only
+    /// a domain the project authorizes is accepted.
+    public var linkDomain: String?
     /// Admins only (the Admin SDKs' generate…Link): answer with the link instead of sending it.
     public var returnLink: Bool
 
     public init(
         kind: String?, email: String? = nil, newEmail: String? = nil, idToken: String? = nil,
-        continueURL: String? = nil, returnLink: Bool = false
+        continueURL: String? = nil, canHandleCodeInApp: Bool = false, iOSBundleID: String? = nil,
+        androidPackageName: String? = nil, linkDomain: String? = nil, returnLink: Bool = false
     ) {
         self.kind = kind
         self.email = email
         self.newEmail = newEmail
         self.idToken = idToken
         self.continueURL = continueURL
+        self.canHandleCodeInApp = canHandleCodeInApp
+        self.iOSBundleID = iOSBundleID
+        self.androidPackageName = androidPackageName
+        self.linkDomain = linkDomain
         self.returnLink = returnLink
     }
 }
@@ -33,74 +47,209 @@ public struct EmailActionResult: Sendable {
     public var link: String?
 }
 
+/// A running average of how long a link request that sends mail takes, so a request for an unknown address
+/// (which sends nothing) can take as long and not give the address away.
+final class EmailPacing: Sendable {
+    private let average = Mutex<Double>(0.02)
+
+    func record(_ seconds: Double) {
+        average.withLock { $0 = $0 * 0.8 + min(seconds, 10) * 0.2 }
+    }
+
+    /// Waits about as long as a send takes (±10%).
+    func wait() async {
+        let seconds = average.withLock { $0 } * Double.random(in: 0.9...1.1)
+        try? await Task.sleep(for: .seconds(seconds))
+    }
+}
+
 extension AuthEngine {
-    /// How long a link works: an hour to reset a password, three days to verify an address (Firebase's times).
+    /// How long a link works: an hour to reset a password or sign in, three days to verify or restore an address
+    /// (Firebase's times).
     static func lifetime(of kind: EmailActionCode.Kind) -> TimeInterval {
-        kind == .passwordReset ? 3600 : 3 * 86400
+        kind == .passwordReset || kind == .emailSignIn ? 3600 : 3 * 86400
     }
 
     public func sendEmailAction(_ r: EmailActionRequest, origin: RequestOrigin) async throws -> EmailActionResult {
         guard let name = r.kind.nonEmpty, name != "OOB_REQ_TYPE_UNSPECIFIED" else { throw AuthError(.missingReqType) }
-        guard let kind = EmailActionCode.Kind(rawValue: name) else {
-            throw AuthError(.operationNotAllowed, "\(name) links are not supported by Hearth yet.")
+        guard let kind = EmailActionCode.Kind(rawValue: name), kind != .recoverEmail else {
+            throw AuthError(.invalidReqType, "\(name) links are not supported by Hearth.")
         }
         if r.returnLink && !origin.isAdmin { throw AuthError(.insufficientPermission) }
-        if let url = r.continueURL, URL(string: url)?.host == nil {
-            throw AuthError(.invalidContinueURI, "expected an absolute URI with a scheme and host")
+        if !r.returnLink && !emailSender.isConfigured {
+            throw AuthError(.operationNotAllowed, "E-mail delivery is not configured on this server.")
         }
+        try checkActionCodeSettings(r, kind: kind, origin: origin)
         let project = origin.project
+        // Firebase's emulator has no limits, and admins generating links are not throttled.
+        let limited = !origin.emulator && !origin.isAdmin
+        let hidesAccounts = project.emailEnumerationProtection && !origin.isAdmin
         var email: String
         var newEmail: String?
+        var recipient: String
+        var user: UserRecord?
+        /// False when, under enumeration protection, the request is answered as if sent but nothing is sent.
+        var deliverable = true
         switch kind {
-        case .passwordReset:
+        case .passwordReset, .emailSignIn:
             guard let raw = r.email else { throw AuthError(.missingEmail) }
             email = try EmailAddress.normalize(raw)
-            if try await store.user(projectID: project.projectID, email: email) == nil {
+            recipient = email
+            user = try await store.user(projectID: project.projectID, email: email)
+            if kind == .passwordReset && user == nil {
                 // Under enumeration protection an unknown address looks like a known one.
-                if project.emailEnumerationProtection && !origin.isAdmin { return EmailActionResult(email: email) }
-                throw AuthError(.emailNotFound)
+                guard hidesAccounts else { throw AuthError(.emailNotFound) }
+                deliverable = false
             }
         case .verifyEmail, .verifyAndChangeEmail:
             if origin.isAdmin && r.idToken.nonEmpty == nil {
                 guard let raw = r.email else { throw AuthError(.missingEmail) }
                 email = try EmailAddress.normalize(raw)
-                guard try await store.user(projectID: project.projectID, email: email) != nil else {
+                guard let found = try await store.user(projectID: project.projectID, email: email) else {
                     throw AuthError(.userNotFound)
                 }
+                user = found
             } else {
-                let (user, _) = try await authenticatedUser(idToken: r.idToken, origin: origin)
-                guard let own = user.email else { throw AuthError(.missingEmail) }
+                let (found, _) = try await authenticatedUser(idToken: r.idToken, origin: origin)
+                guard let own = found.email else { throw AuthError(.missingEmail) }
                 email = own
+                user = found
             }
+            recipient = email
             if kind == .verifyAndChangeEmail {
                 guard let raw = r.newEmail else { throw AuthError(.missingNewEmail) }
                 let target = try EmailAddress.normalize(raw)
                 if try await store.user(projectID: project.projectID, email: target) != nil {
-                    throw AuthError(.emailExists)
+                    // Saying so would tell a signed-in stranger which addresses have accounts.
+                    guard hidesAccounts else { throw AuthError(.emailExists) }
+                    deliverable = false
                 }
                 newEmail = target
+                recipient = target
             }
+        case .recoverEmail:
+            throw AuthError(.invalidReqType)
+        }
+        if limited { try await reserveEmailSend(kind: kind, recipient: recipient, origin: origin) }
+        guard deliverable else {
+            await emailPacing.wait()
+            return EmailActionResult(email: email)
         }
 
+        let started = ContinuousClock.now
         let code = random.token(bytes: 32)
         let now = clock.now()
+        let hash = Self.actionCodeHash(code)
         try await store.insertEmailActionCode(
             EmailActionCode(
-                codeHash: Self.actionCodeHash(code), projectID: project.projectID, kind: kind, email: email,
+                codeHash: hash, projectID: project.projectID, kind: kind, email: email,
                 newEmail: newEmail, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime(of: kind))))
         let link = Self.actionLink(
             project: project, kind: kind, code: code, continueURL: r.continueURL, locale: origin.locale)
         if r.returnLink { return EmailActionResult(email: email, code: code, link: link) }
-        // No mail server yet: the development outbox keeps the message, as the Firebase emulator logs it.
-        try await store.appendEmailOutbox(
-            EmailOutboxMessage(
-                projectID: project.projectID, email: email, kind: kind, oobCode: code, oobLink: link, sentAt: now))
-        logger.notice(
-            "e-mail action link (development outbox; no mail server configured)",
-            metadata: [
-                "project": "\(project.projectID)", "email": "\(email)", "kind": "\(kind.rawValue)", "link": "\(link)",
-            ])
+        try await deliver(
+            kind: kind, to: recipient, code: code, hash: hash, link: link,
+            values: .init(
+                link: link, email: email, newEmail: newEmail, appName: project.email.appName,
+                displayName: user?.displayName),
+            origin: origin)
+        let elapsed = ContinuousClock.now - started
+        emailPacing.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         return EmailActionResult(email: email)
+    }
+
+    /// Renders and sends one action e-mail. When it cannot be sent, the code is deleted so no live link is left
+    /// behind, and the client gets UNAVAILABLE (503), never a 500.
+    func deliver(
+        kind: EmailActionCode.Kind, to recipient: String, code: String, hash: [UInt8], link: String,
+        values: EmailTemplates.Values, origin: RequestOrigin
+    ) async throws {
+        let project = origin.project
+        let templateKind: EmailTemplates.Kind
+        let custom: EmailTemplate?
+        switch kind {
+        case .passwordReset: (templateKind, custom) = (.passwordReset, project.email.templates.passwordReset)
+        case .verifyEmail: (templateKind, custom) = (.verifyEmail, project.email.templates.verifyEmail)
+        case .verifyAndChangeEmail: (templateKind, custom) = (.changeEmail, project.email.templates.changeEmail)
+        case .recoverEmail: (templateKind, custom) = (.recoverEmail, project.email.templates.recoverEmail)
+        case .emailSignIn: (templateKind, custom) = (.emailSignIn, project.email.templates.emailSignIn)
+        }
+        let rendered = EmailTemplates.render(templateKind, values: values, locale: origin.locale, override: custom)
+        do {
+            try await emailSender.send(
+                EmailMessage(
+                    projectID: project.projectID, to: recipient, senderName: rendered.senderName,
+                    replyTo: rendered.replyTo, subject: rendered.subject, text: rendered.text, html: rendered.html,
+                    kind: kind, oobCode: code, link: link, sentAt: clock.now()))
+        } catch {
+            _ = try? await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now())
+            // The error names the stage and the server's answer, never the link.
+            logger.error(
+                "e-mail delivery failed",
+                metadata: ["project": "\(project.projectID)", "kind": "\(kind.rawValue)", "error": "\(error)"])
+            throw AuthError(.unavailable, "The e-mail could not be sent; try again later.")
+        }
+    }
+
+    /// Counts the request against the client's IP and the recipient before anything is sent, in the store, so
+    /// the limits hold under parallel requests and across servers.
+    func reserveEmailSend(kind: EmailActionCode.Kind, recipient: String, origin: RequestOrigin) async throws {
+        let settings = origin.project.email
+        let projectID = origin.project.projectID
+        let now = clock.now()
+        if settings.sendsPerIPPerHour > 0,
+            try await store.incrementCounter(
+                "oob:ip:\(projectID):\(origin.clientIP ?? "-")", windowSeconds: 3600, now: now)
+                > settings.sendsPerIPPerHour
+        {
+            throw AuthError(.quotaExceeded, "Too many e-mail requests from this address; try again later.")
+        }
+        if settings.sendsPerAddressPerHour > 0,
+            try await store.incrementCounter(
+                "oob:to:\(projectID):\(kind.rawValue):\(recipient)", windowSeconds: 3600, now: now)
+                > settings.sendsPerAddressPerHour
+        {
+            throw kind == .passwordReset
+                ? AuthError(.resetPasswordExceedLimit) : AuthError(.tooManyAttemptsTryLater)
+        }
+    }
+
+    /// ActionCodeSettings as Firebase checks them: an absolute continue URL on an authorized domain, a continue
+    /// URL and in-app handling for sign-in links, and a link domain the project knows.
+    func checkActionCodeSettings(_ r: EmailActionRequest, kind: EmailActionCode.Kind, origin: RequestOrigin) throws {
+        if let continueURL = r.continueURL.nonEmpty {
+            guard let url = URL(string: continueURL), url.scheme != nil, let host = url.host, !host.isEmpty else {
+                throw AuthError(.invalidContinueURI, "expected an absolute URI with a scheme and host")
+            }
+            if !origin.emulator && !isAuthorized(host: host, project: origin.project) {
+                throw AuthError(.unauthorizedDomain, "Domain not allowlisted by project")
+            }
+        } else if kind == .emailSignIn {
+            throw AuthError(.missingContinueURI)
+        }
+        if kind == .emailSignIn && !r.canHandleCodeInApp && !origin.emulator {
+            throw AuthError(.invalidArgument, "canHandleCodeInApp must be true for e-mail link sign-in.")
+        }
+        if r.iOSBundleID?.isEmpty == true { throw AuthError(.missingIOSBundleID) }
+        if r.androidPackageName?.isEmpty == true { throw AuthError(.missingAndroidPackageName) }
+        if let domain = r.linkDomain.nonEmpty, !isAuthorized(host: domain, project: origin.project) {
+            throw AuthError(.invalidHostingLinkDomain)
+        }
+    }
+
+    /// Whether a continue URL may be offered to the user after an action: absolute http(s) on an authorized domain.
+    public func isAuthorizedContinueURL(_ continueURL: String?, project: ProjectConfig) -> Bool {
+        guard let continueURL, let url = URL(string: continueURL), ["http", "https"].contains(url.scheme ?? ""),
+            let host = url.host
+        else { return false }
+        return isAuthorized(host: host, project: project)
+    }
+
+    /// A host the project authorizes: one of `authorizedDomains`, or the host of its action page.
+    func isAuthorized(host: String, project: ProjectConfig) -> Bool {
+        let host = host.lowercased()
+        if project.authorizedDomains.contains(where: { $0.lowercased() == host }) { return true }
+        return URL(string: project.emailActionURL)?.host?.lowercased() == host
     }
 
     static func actionCodeHash(_ code: String) -> [UInt8] { Array(SHA256.hash(data: Data(code.utf8))) }
@@ -116,9 +265,18 @@ extension AuthEngine {
             case .passwordReset: "resetPassword"
             case .verifyEmail: "verifyEmail"
             case .verifyAndChangeEmail: "verifyAndChangeEmail"
+            case .recoverEmail: "recoverEmail"
+            case .emailSignIn: "signIn"
             }
         var items = [URLQueryItem(name: "mode", value: mode), URLQueryItem(name: "oobCode", value: code)]
-        if let key = project.apiKeys.first { items.append(URLQueryItem(name: "apiKey", value: key)) }
+        if let key = project.apiKeys.first {
+            items.append(URLQueryItem(name: "apiKey", value: key))
+        } else {
+            // A project that takes any key is named instead, so Hearth's action page knows whose code it is.
+            items.append(URLQueryItem(name: "projectId", value: project.firebaseProjectID))
+        }
+        // A tenant's link names the tenant, as Firebase's do, so the handler acts in the tenant's scope.
+        if let tenant = project.tenantID { items.append(URLQueryItem(name: "tenantId", value: tenant)) }
         if let continueURL { items.append(URLQueryItem(name: "continueUrl", value: continueURL)) }
         items.append(URLQueryItem(name: "lang", value: locale ?? "en"))
         components.queryItems = (components.queryItems ?? []) + items
@@ -137,7 +295,8 @@ extension AuthEngine {
             guard let found = try await store.emailActionCode(hash: hash, projectID: projectID, now: clock.now()) else {
                 throw AuthError(.invalidOobCode)
             }
-            return (found.kind, found.email, found.newEmail)
+            // A sign-in link does not say whose it is: the app must know the address (Firebase's rule).
+            return (found.kind, found.kind == .emailSignIn ? "" : found.email, found.newEmail)
         }
         try origin.project.passwordPolicy.check(newPassword)
         guard let peeked = try await store.emailActionCode(hash: hash, projectID: projectID, now: clock.now()),
@@ -163,28 +322,73 @@ extension AuthEngine {
         return (used.kind, used.email, nil)
     }
 
-    /// `accounts:update` with an `oobCode`: confirms an address (VERIFY_EMAIL) or moves the account to the new,
-    /// now verified, address (VERIFY_AND_CHANGE_EMAIL).
+    /// `accounts:update` with an `oobCode`: confirms an address (VERIFY_EMAIL), moves the account to the new,
+    /// now verified, address (VERIFY_AND_CHANGE_EMAIL, telling the old address how to undo it), or moves it back
+    /// (RECOVER_EMAIL).
     public func applyEmailAction(code: String, origin: RequestOrigin) async throws -> UserRecord {
         let projectID = origin.project.projectID
         let hash = Self.actionCodeHash(code)
         guard let peeked = try await store.emailActionCode(hash: hash, projectID: projectID, now: clock.now()),
-            peeked.kind != .passwordReset,
+            [.verifyEmail, .verifyAndChangeEmail, .recoverEmail].contains(peeked.kind),
             let used = try await store.consumeEmailActionCode(hash: hash, projectID: projectID, now: clock.now())
         else { throw AuthError(.invalidOobCode) }
-        return try await retryingOnConflict {
-            guard var user = try await store.user(projectID: projectID, email: used.email) else {
+        var previous: (email: String, verified: Bool)?
+        let user = try await retryingOnConflict {
+            // A recovery code names the address the account left for; the others the account's address.
+            let current = used.kind == .recoverEmail ? used.newEmail ?? used.email : used.email
+            guard var user = try await store.user(projectID: projectID, email: current) else {
                 throw AuthError(.invalidOobCode)
             }
-            if let target = used.newEmail {
-                user.email = target
+            switch used.kind {
+            case .verifyAndChangeEmail:
+                previous = (current, user.emailVerified)
+                if user.initialEmail == nil { user.initialEmail = current }
+                user.email = used.newEmail
                 user.validSince = nowSecond()
+            case .recoverEmail:
+                user.email = used.email
+                user.validSince = nowSecond()
+            default: break
             }
             user.emailVerified = true
             try await save(&user)
-            if used.newEmail != nil { try await endSessions(of: user.uid, projectID: projectID) }
-            logger.info("e-mail address confirmed", metadata: ["project": "\(projectID)", "uid": "\(user.uid)"])
+            if used.kind == .verifyAndChangeEmail || used.kind == .recoverEmail {
+                try await endSessions(of: user.uid, projectID: projectID)
+            }
+            logger.info(
+                "e-mail address confirmed",
+                metadata: ["project": "\(projectID)", "uid": "\(user.uid)", "kind": "\(used.kind.rawValue)"])
             return user
+        }
+        if let previous, previous.verified, let newEmail = user.email {
+            await sendRecoveryNotice(to: previous.email, newEmail: newEmail, user: user, origin: origin)
+        }
+        return user
+    }
+
+    /// After a verified address was replaced, its owner gets a link that restores it (Firebase's "email address
+    /// change" notice). The change stands even if this mail cannot be sent.
+    func sendRecoveryNotice(to oldEmail: String, newEmail: String, user: UserRecord, origin: RequestOrigin) async {
+        guard emailSender.isConfigured else { return }
+        let project = origin.project
+        let code = random.token(bytes: 32)
+        let now = clock.now()
+        let hash = Self.actionCodeHash(code)
+        do {
+            try await store.insertEmailActionCode(
+                EmailActionCode(
+                    codeHash: hash, projectID: project.projectID, kind: .recoverEmail, email: oldEmail,
+                    newEmail: newEmail, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime(of: .recoverEmail))))
+            let link = Self.actionLink(
+                project: project, kind: .recoverEmail, code: code, continueURL: nil, locale: origin.locale)
+            try await deliver(
+                kind: .recoverEmail, to: oldEmail, code: code, hash: hash, link: link,
+                values: .init(
+                    link: link, email: oldEmail, newEmail: newEmail, appName: project.email.appName,
+                    displayName: user.displayName),
+                origin: origin)
+        } catch {
+            logger.warning("recover-e-mail notice not sent", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
         }
     }
 }

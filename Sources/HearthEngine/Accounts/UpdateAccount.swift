@@ -54,6 +54,8 @@ extension AuthEngine {
             || request.deleteAttributes.contains(.password) || request.deleteAttributes.contains(.email)
 
         if changesCredentials { try requireRecentSignIn(token, origin: origin) }
+        /// A verified address this update replaces: its owner gets a link to undo the change.
+        var replaced: String?
         if let newEmail, newEmail != user.email {
             // Production Firebase refuses a direct e-mail change under enumeration protection:
             // the new address must be verified first (sendOobCode VERIFY_AND_CHANGE_EMAIL).
@@ -62,6 +64,10 @@ extension AuthEngine {
             }
             if try await store.user(projectID: project.projectID, email: newEmail) != nil {
                 throw AuthError(.emailExists)
+            }
+            if let old = user.email {
+                if user.initialEmail == nil { user.initialEmail = old }
+                if user.emailVerified { replaced = old }
             }
             user.email = newEmail
             user.emailVerified = false
@@ -81,6 +87,9 @@ extension AuthEngine {
             user.lastLoginAt = clock.now()
         }
         try await save(&user)
+        if let replaced, let newEmail = user.email {
+            await sendRecoveryNotice(to: replaced, newEmail: newEmail, user: user, origin: origin)
+        }
         if changesCredentials {
             try await endSessions(of: user.uid, projectID: user.projectID)
             logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
@@ -102,6 +111,7 @@ extension UserRecord {
             case .email:
                 email = nil
                 emailVerified = false
+                emailLinkSignIn = false
             case .unspecified: break
             }
         }
@@ -110,6 +120,7 @@ extension UserRecord {
             case ProviderID.password:
                 email = nil
                 emailVerified = false
+                emailLinkSignIn = false
                 passwordHash = nil
             case ProviderID.phone:
                 phoneNumber = nil

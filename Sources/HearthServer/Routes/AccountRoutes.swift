@@ -103,7 +103,12 @@ extension AuthRoutes {
             EmailActionRequest(
                 kind: try wire.string("requestType"), email: try wire.string("email"),
                 newEmail: try wire.string("newEmail"), idToken: try wire.string("idToken"),
-                continueURL: try wire.string("continueUrl"), returnLink: try wire.bool("returnOobLink") ?? false),
+                continueURL: try wire.string("continueUrl"),
+                canHandleCodeInApp: try wire.bool("canHandleCodeInApp") ?? false,
+                iOSBundleID: try wire.string("iOSBundleId") ?? wire.string("iosBundleId"),
+                androidPackageName: try wire.string("androidPackageName"),
+                linkDomain: try wire.string("linkDomain") ?? wire.string("dynamicLinkDomain"),
+                returnLink: try wire.bool("returnOobLink") ?? false),
             origin: origin)
         return .compact([
             "kind": "identitytoolkit#GetOobConfirmationCodeResponse",
@@ -119,8 +124,24 @@ extension AuthRoutes {
         return .compact([
             "kind": "identitytoolkit#ResetPasswordResponse",
             "requestType": .string(result.kind.rawValue),
-            "email": .string(result.email),
+            "email": .text(result.email.isEmpty ? nil : result.email),
             "newEmail": .text(result.newEmail),
         ])
+    }
+
+    func signInWithEmailLink(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.signInWithEmailLink(
+            EmailLinkSignInRequest(
+                email: try wire.string("email"), oobCode: try wire.string("oobCode"),
+                idToken: try wire.string("idToken")),
+            origin: origin)
+        let u = result.user
+        return UserEncoding.withSession(
+            .compact([
+                "kind": "identitytoolkit#EmailLinkSigninResponse",
+                "localId": .string(u.uid),
+                "email": .text(u.email),
+                "isNewUser": .bool(result.isNewUser),
+            ]), result.tokens, result.challenge)
     }
 }

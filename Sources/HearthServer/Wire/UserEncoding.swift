@@ -30,6 +30,8 @@ enum UserEncoding {
             "lastLoginAt": .millisString(u.lastLoginAt),
             "lastRefreshAt": u.lastRefreshAt.map { .string(iso8601($0)) },
             "customAuth": u.customAuth ? .bool(true) : nil,
+            "emailLinkSignin": u.emailLinkSignIn ? .bool(true) : nil,
+            "initialEmail": .text(u.initialEmail),
             "customAttributes": .text(u.customClaims),
             "providerUserInfo": providers.isEmpty ? nil : .array(providers),
             "tenantId": .text(TenantScope.split(u.projectID).tenant),

@@ -1,0 +1,74 @@
+import Foundation
+import HearthCore
+import HearthStore
+
+/// `accounts:signInWithEmailLink` (v3 `emailLinkSignin`): the code of an EMAIL_SIGNIN link plus the address it
+/// was sent to.
+public struct EmailLinkSignInRequest: Sendable {
+    public var email: String?
+    public var oobCode: String?
+    /// Set when a signed-in user links the address to their account.
+    public var idToken: String?
+
+    public init(email: String?, oobCode: String?, idToken: String? = nil) {
+        self.email = email
+        self.oobCode = oobCode
+        self.idToken = idToken
+    }
+}
+
+extension AuthEngine {
+    /// Signs in the account with that address, creates one, or (with an ID token) gives the signed-in account the
+    /// address; either way the address is verified, since its owner opened the link. The code is used once.
+    public func signInWithEmailLink(_ r: EmailLinkSignInRequest, origin: RequestOrigin) async throws -> AccountResult {
+        let project = origin.project
+        let linking = r.idToken.nonEmpty != nil ? try await authenticatedUser(idToken: r.idToken, origin: origin).0 : nil
+        guard let raw = r.email.nonEmpty else { throw AuthError(.missingEmail) }
+        let email = try EmailAddress.normalize(raw)
+        guard let code = r.oobCode.nonEmpty else { throw AuthError(.missingOobCode) }
+        let hash = Self.actionCodeHash(code)
+        guard let peeked = try await store.emailActionCode(hash: hash, projectID: project.projectID, now: clock.now()),
+            peeked.kind == .emailSignIn
+        else { throw AuthError(.invalidOobCode) }
+        guard peeked.email == email else {
+            throw AuthError(.invalidEmail, "The email provided does not match the sign-in email address.")
+        }
+        guard try await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now()) != nil
+        else { throw AuthError(.invalidOobCode) }
+
+        let owner = try await store.user(projectID: project.projectID, email: email)
+        if let linking, let owner, linking.uid != owner.uid { throw AuthError(.emailExists) }
+        guard let existing = linking ?? owner else {
+            try await consumeLimit(
+                "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour,
+                windowSeconds: 3600)
+            let now = clock.now()
+            var user = UserRecord(
+                projectID: project.projectID, uid: random.uid(), email: email, emailVerified: true,
+                validSince: nowSecond(), createdAt: now, lastLoginAt: now)
+            user.emailLinkSignIn = true
+            try await runBeforeCreate(&user, provider: ProviderID.emailLink, origin: origin)
+            do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
+            AuthMetrics.signUp(provider: ProviderID.emailLink)
+            logger.info(
+                "account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "emailLink"])
+            let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
+            return AccountResult(user: user, tokens: tokens, isNewUser: true)
+        }
+        if existing.disabled { throw AuthError(.userDisabled) }
+        let user = try await retryingOnConflict {
+            guard var user = try await store.user(projectID: project.projectID, uid: existing.uid) else {
+                throw AuthError(.userNotFound)
+            }
+            user.email = email
+            user.emailVerified = true
+            user.emailLinkSignIn = true
+            user.lastLoginAt = clock.now()
+            try await save(&user)
+            return user
+        }
+        // An existing account may have second factors: the link is a first factor like a password.
+        let done = try await finishFirstFactor(for: user, provider: ProviderID.password, origin: origin)
+        return AccountResult(user: user, tokens: done.tokens, isNewUser: false, challenge: done.challenge)
+    }
+}

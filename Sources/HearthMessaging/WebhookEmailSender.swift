@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import Foundation
+import HearthCore
+import NIOCore
+
+/// Hands each e-mail to an HTTPS endpoint of the operator's (a mail API's adapter, a queue) as JSON, signed as
+/// the SMS webhook is: `X-Hearth-Timestamp` and `X-Hearth-Signature: sha256=<hex HMAC of "<timestamp>.<body>">`.
+/// Body: `{"projectId","to","from","fromName","replyTo","subject","text","html","kind","link"}`.
+public struct WebhookEmailSender: EmailSender {
+    public struct Configuration: Sendable, Equatable, Codable {
+        public var url: String
+        /// Shared secret for the signature (or HEARTH_EMAIL_WEBHOOK_SECRET).
+        public var secret: String?
+        /// Passed on for the receiver to use as the sender.
+        public var from: String?
+        public var fromName: String?
+
+        public init(url: String, secret: String? = nil, from: String? = nil, fromName: String? = nil) {
+            self.url = url
+            self.secret = secret
+            self.from = from
+            self.fromName = fromName
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case url, secret, from, fromName }
+
+        public init(from decoder: Decoder) throws {
+            try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            url = try c.decode(String.self, forKey: .url)
+            secret = try c.decodeIfPresent(String.self, forKey: .secret)
+            from = try c.decodeIfPresent(String.self, forKey: .from)
+            fromName = try c.decodeIfPresent(String.self, forKey: .fromName)
+        }
+    }
+
+    let configuration: Configuration
+    let client: HTTPClient
+    let timeout: TimeAmount
+
+    public init(configuration: Configuration, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+        self.configuration = configuration
+        self.client = client
+        self.timeout = timeout
+    }
+
+    public func send(_ message: EmailMessage) async throws {
+        var fields: [String: JSONValue] = [
+            "projectId": .string(message.projectID), "to": .string(message.to),
+            "subject": .string(message.subject), "text": .string(message.text), "html": .string(message.html),
+            "kind": .string(message.kind.rawValue), "link": .string(message.link),
+        ]
+        if let from = configuration.from { fields["from"] = .string(from) }
+        if let name = message.senderName ?? configuration.fromName { fields["fromName"] = .string(name) }
+        if let replyTo = message.replyTo { fields["replyTo"] = .string(replyTo) }
+        let body = JSONValue.object(fields)
+        let bytes = body.jsonBytes
+        let timestamp = String(Int(message.sentAt.timeIntervalSince1970))
+        var request = HTTPClientRequest(url: configuration.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "X-Hearth-Timestamp", value: timestamp)
+        request.headers.add(
+            name: "X-Hearth-Signature",
+            value: "sha256="
+                + WebhookSMSSender.signature(secret: configuration.secret ?? "", timestamp: timestamp, body: bytes))
+        request.body = .bytes(ByteBuffer(bytes: bytes))
+        do {
+            try await client.deliver(request, to: "webhook", timeout: timeout)
+        } catch let error as SMSDeliveryError {
+            throw EmailDeliveryError(provider: "webhook", detail: "answered \(error.status): \(error.detail)")
+        } catch {
+            throw EmailDeliveryError(provider: "webhook", detail: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import HearthCore
+import HearthMessaging
+import HearthStore
+import Hummingbird
+import Synchronization
+import Testing
+
+@testable import HearthSQLite
+
+/// Action links delivered through a real SMTP server (aiosmtpd on 127.0.0.1, STARTTLS or implicit TLS, AUTH)
+/// and a signed webhook; what happens when delivery fails or no sender is configured.
+@Suite("E-mail delivery", .serialized)
+struct EmailDeliveryTests {
+    static let user = "hearth-relay"
+    static let password = "relay-secret-1"
+
+    func smtp(_ sink: SMTPSink, security: SMTPEmailSender.Security, caFile: String? = nil, password: String = password,
+        timeout: Double = 10) throws -> SMTPEmailSender
+    {
+        try SMTPEmailSender(
+            configuration: .init(
+                host: "localhost", port: sink.port, security: security, username: Self.user, password: password,
+                from: "noreply@hearth.test", fromName: "Hearth Tests", replyTo: "support@hearth.test",
+                caFile: caFile ?? sink.caFile, timeoutSeconds: timeout))
+    }
+
+    func liveCodes(_ h: Harness) async throws -> Int {
+        try await h.store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_action_codes") ?? 0 }
+    }
+
+    func code(in link: String?) throws -> String {
+        let items = URLComponents(string: try #require(link))?.queryItems ?? []
+        return try #require(items.first { $0.name == "oobCode" }?.value)
+    }
+
+    @Test func aResetLinkArrivesOverSTARTTLSWithAuthAsTextAndHTMLAndSetsTheNewPassword() async throws {
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
+        defer { sink.stop() }
+        let h = try await Harness(emailSender: try smtp(sink, security: .starttls)) {
+            $0.emailActionURL = "https://auth.example.com/__/auth/action"
+            $0.email.appName = "Lovelace & Co"
+        }
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(sent.status == 200 && sent.string("oobLink") == nil)
+            let mail = try #require(try sink.received().first)
+            #expect(mail.json["tls"] == .bool(true) && mail.json["authenticated"] == .bool(true))
+            #expect(mail.json["mailFrom"]?.stringValue == "noreply@hearth.test")
+            #expect(mail.recipients == ["ada@example.com"])
+            #expect(mail.header["From"] == "Hearth Tests <noreply@hearth.test>")
+            #expect(mail.header["To"] == "ada@example.com")
+            #expect(mail.header["Reply-To"] == "support@hearth.test")
+            #expect(mail.header["Subject"] == "Reset your password for Lovelace & Co")
+            #expect(mail.json["contentType"]?.stringValue == "multipart/alternative")
+            #expect(mail.json["parts"] == ["text/plain", "text/html"])
+            let link = try #require(mail.link)
+            #expect(link.hasPrefix("https://auth.example.com/__/auth/action?mode=resetPassword&oobCode="))
+            #expect(mail.text.contains("reset your Lovelace & Co password for your ada@example.com account"))
+            // The HTML part carries the same link, escaped as an attribute, and the app name escaped.
+            #expect(mail.html.contains("<a href=\"\(link.replacingOccurrences(of: "&", with: "&amp;"))\">"))
+            #expect(mail.html.contains("Lovelace &amp; Co"))
+            #expect(try await h.store.emailOutbox(projectID: h.projectID).isEmpty, "nothing in the outbox")
+
+            let reset = try await c.post(
+                "/v1/accounts:resetPassword", ["oobCode": .string(try code(in: link)), "newPassword": "newpass1"])
+            #expect(reset.status == 200)
+            #expect(try await c.signIn("ada@example.com", "newpass1").status == 200)
+        }
+    }
+
+    @Test func implicitTLSWithAuthLoginDeliversAVerificationInTheClientsLanguage() async throws {
+        let sink = try await SMTPSink(.tls, user: Self.user, password: Self.password, loginOnly: true)
+        defer { sink.stop() }
+        let h = try await Harness(emailSender: try smtp(sink, security: .tls))
+        try await h.run { (c: Client) async throws in
+            let session = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode",
+                ["requestType": "VERIFY_EMAIL", "idToken": .string(try #require(session.string("idToken")))],
+                headers: [HTTPField.Name("X-Firebase-Locale")!: "ko-KR"])
+            #expect(sent.status == 200)
+            let mail = try #require(try sink.received().first)
+            #expect(mail.json["tls"] == .bool(true) && mail.json["authenticated"] == .bool(true))
+            #expect(mail.header["Subject"] == "Hearth 이메일 주소 인증")
+            #expect(mail.text.contains("이메일 주소를 인증하세요"))
+            let link = try #require(mail.link)
+            #expect(link.contains("mode=verifyEmail") && link.contains("lang=ko-KR"))
+            let confirmed = try await c.post("/v1/accounts:update", ["oobCode": .string(try code(in: link))])
+            #expect(confirmed["emailVerified"] == .bool(true))
+        }
+    }
+
+    @Test func anUntrustedCertificateIsRefusedAndLeavesNoLiveCode() async throws {
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
+        defer { sink.stop() }
+        // No caFile: the throwaway CA is not trusted, and Hearth never skips verification.
+        let sender = try SMTPEmailSender(
+            configuration: .init(
+                host: "localhost", port: sink.port, security: .starttls, username: Self.user,
+                password: Self.password, from: "noreply@hearth.test", timeoutSeconds: 10))
+        let h = try await Harness(emailSender: sender)
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
+            #expect(try sink.received().isEmpty)
+            #expect(try await liveCodes(h) == 0)
+        }
+    }
+
+    @Test func aServerWithoutSTARTTLSGetsNothingInPlaintext() async throws {
+        let sink = try await SMTPSink(.plain)
+        defer { sink.stop() }
+        let sender = try SMTPEmailSender(
+            configuration: .init(
+                host: "127.0.0.1", port: sink.port, security: .starttls, from: "noreply@hearth.test",
+                timeoutSeconds: 10))
+        let h = try await Harness(emailSender: sender)
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(sent.status == 503)
+            #expect(try sink.received().isEmpty)
+            #expect(try await liveCodes(h) == 0)
+        }
+        // The sender itself says why.
+        await #expect(throws: EmailDeliveryError(provider: "smtp", detail: "the server does not offer STARTTLS; the message was not sent")) {
+            try await sender.send(Self.message(to: "ada@example.com"))
+        }
+    }
+
+    @Test func aWrongPasswordAndASilentServerAreClearErrors() async throws {
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
+        defer { sink.stop() }
+        do {
+            try await smtp(sink, security: .starttls, password: "wrong").send(Self.message(to: "ada@example.com"))
+            Issue.record("a wrong password was accepted")
+        } catch let error as EmailDeliveryError {
+            #expect(error.detail.hasPrefix("AUTH PLAIN answered 535"))
+            #expect(!error.description.contains("wrong"), "the password never appears in an error")
+        }
+        #expect(try sink.received().isEmpty)
+
+        let silent = try await SMTPSink(.silent)
+        defer { silent.stop() }
+        let started = ContinuousClock.now
+        do {
+            try await SMTPEmailSender(
+                configuration: .init(
+                    host: "127.0.0.1", port: silent.port, security: .none, from: "noreply@hearth.test",
+                    timeoutSeconds: 1)
+            ).send(Self.message(to: "ada@example.com"))
+            Issue.record("a silent server did not time out")
+        } catch let error as EmailDeliveryError {
+            #expect(error.detail == "no answer within 1.0 s")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func withoutASenderAProductionServerRefusesAndStoresNothing() async throws {
+        let h = try await Harness(emailSender: UnconfiguredEmailSender())
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(sent.status == 400 && sent.errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(try await liveCodes(h) == 0)
+            #expect(try await h.store.emailOutbox(projectID: h.projectID).isEmpty)
+            // An admin asking for the link itself needs no mail.
+            let generated = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:sendOobCode",
+                ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "returnOobLink": true], token: token)
+            #expect(generated.string("oobLink") != nil)
+        }
+    }
+
+    @Test func theWebhookReceivesASignedMessage() async throws {
+        let sink = SMSSink()
+        sink.reply.withLock { $0 = (.ok, "{}") }
+        try await sink.serve { base in
+            let sender = WebhookEmailSender(
+                configuration: .init(url: base + "/mail", secret: "hook-secret", from: "noreply@hearth.test"))
+            let h = try await Harness(emailSender: sender)
+            try await h.run { (c: Client) async throws in
+                _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+                let sent = try await c.post(
+                    "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+                #expect(sent.status == 200)
+                let request = try #require(sink.received.withLock { $0.first })
+                let timestamp = try #require(request.headers[HTTPField.Name("X-Hearth-Timestamp")!])
+                #expect(
+                    request.headers[HTTPField.Name("X-Hearth-Signature")!]
+                        == "sha256="
+                        + WebhookSMSSender.signature(
+                            secret: "hook-secret", timestamp: timestamp, body: Array(request.body.utf8)))
+                let body = try JSONValue(parsing: request.body)
+                #expect(body["to"]?.stringValue == "ada@example.com")
+                #expect(body["kind"]?.stringValue == "PASSWORD_RESET")
+                #expect(body["subject"]?.stringValue == "Reset your password for Hearth")
+                #expect(body["html"]?.stringValue?.contains("<a href=") == true)
+                #expect(body["text"]?.stringValue?.contains(body["link"]?.stringValue ?? "-") == true)
+
+                sink.failWith.withLock { $0 = .badGateway }
+                let failed = try await c.post(
+                    "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+                #expect(failed.status == 503 && failed.errorCode == "UNAVAILABLE")
+                #expect(try await liveCodes(h) == 1, "only the delivered link's code is live")
+            }
+        }
+    }
+
+    @Test func headersAreEncodedAndCannotBeInjected() async throws {
+        let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
+        defer { sink.stop() }
+        var message = Self.message(to: "ada@example.com")
+        message.senderName = "하스 \"Hearth\" 팀"
+        message.subject = "Bonjour Adélaïde\r\nBcc: eve@evil.example"
+        message.text = "line one\n.\n..two dots\n"
+        try await smtp(sink, security: .starttls).send(message)
+        let mail = try #require(try sink.received().first)
+        #expect(mail.recipients == ["ada@example.com"], "no injected recipient")
+        #expect(mail.header["Bcc"] == nil)
+        #expect(mail.header["Subject"] == "Bonjour Adélaïde Bcc: eve@evil.example", "the line break became a space")
+        let from = try #require(mail.header["From"])
+        #expect(from.contains("하스") && from.contains("Hearth") && from.hasSuffix("<noreply@hearth.test>"))
+        #expect(mail.text == "line one\n.\n..two dots\n")
+    }
+
+    static func message(to: String) -> EmailMessage {
+        EmailMessage(
+            projectID: "p", to: to, subject: "s", text: "t", html: "<p>t</p>", kind: .passwordReset, oobCode: "c",
+            link: "https://example.com/x", sentAt: Date())
+    }
+}

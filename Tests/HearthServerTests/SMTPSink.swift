@@ -1,0 +1,106 @@
+import Foundation
+import HearthCore
+import Synchronization
+import Testing
+
+/// A real SMTP server (aiosmtpd, `tests/interop/smtp_sink.py`) on 127.0.0.1, started for one test and stopped
+/// after it, with a throwaway CA when TLS is on. Reads back what it received as Python's e-mail parser sees it.
+// Its state is set up once in init and only read afterwards.
+final class SMTPSink: @unchecked Sendable {
+    enum Mode: String { case starttls, tls, plain, silent }
+
+    struct Received: Sendable {
+        let json: JSONValue
+        var header: [String: String] {
+            (json["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
+        }
+        var text: String { json["text"]?.stringValue ?? "" }
+        var html: String { json["html"]?.stringValue ?? "" }
+        var recipients: [String] { json["rcptTos"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        /// The action link in the plain-text part.
+        var link: String? {
+            text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http") }.map(String.init)
+        }
+    }
+
+    let directory: URL
+    let port: Int
+    let process: Process
+    let stdin: Pipe
+    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+
+    static var script: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tests/interop/smtp_sink.py").path
+    }
+
+    /// Starts the server and waits for it to listen. The wait polls with `Task.sleep`: a blocking read would hold
+    /// one of the few cooperative threads the other tests need.
+    init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var arguments = ["python3", Self.script, "--mode", mode.rawValue, "--out", directory.path]
+        if mode == .starttls || mode == .tls { arguments += ["--tls-dir", directory.path] }
+        if let user, let password { arguments += ["--user", user, "--password", password] }
+        if loginOnly { arguments.append("--exclude-plain") }
+        process.arguments = arguments
+        stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        let output = CollectedOutput()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                output.finished.withLock { $0 = true }
+            } else {
+                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+        }
+        try process.run()
+        // The first line is "READY <port>"; anything else means aiosmtpd is missing or failed.
+        let deadline = Date().addingTimeInterval(30)
+        var port: Int?
+        while Date() < deadline, port == nil, !output.finished.withLock({ $0 }) {
+            let text = output.text.withLock { $0 }
+            if let line = text.split(separator: "\n").first, text.contains("\n") {
+                let words = line.split(separator: " ")
+                port = words.count == 2 && words[0] == "READY" ? Int(words[1]) : nil
+                if port == nil { break }
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        guard let port else {
+            process.terminate()
+            throw SinkError(
+                "smtp_sink.py did not start (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt)"
+            )
+        }
+        self.port = port
+    }
+
+    struct SinkError: Error, CustomStringConvertible {
+        let description: String
+        init(_ d: String) { description = d }
+    }
+
+    /// Messages received so far, in order.
+    func received() throws -> [Received] {
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".json") }.sorted()
+        return try files.map { name in
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            return Received(json: try JSONValue(parsing: String(decoding: data, as: UTF8.self)))
+        }
+    }
+
+    /// Ends the server (it exits when its stdin closes) without waiting for it.
+    func stop() {
+        try? stdin.fileHandleForWriting.close()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

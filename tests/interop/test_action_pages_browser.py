@@ -1,0 +1,123 @@
+"""A password reset as a user does it: the e-mail arrives at a real SMTP server (aiosmtpd, STARTTLS, AUTH),
+headless Chromium opens the link, fills in Hearth's own action page and submits it, and the new password
+signs in. Everything stays on 127.0.0.1; nothing is written to the repository (no screenshots)."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from conftest import free_port, start
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(
+    not (CHROMIUM and CHROMEDRIVER),
+    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run does)",
+)
+
+
+@pytest.fixture
+def smtp_sink():
+    """aiosmtpd with STARTTLS and AUTH, a throwaway CA in its directory; yields (port, directory)."""
+    directory = tempfile.mkdtemp(prefix="hearth-smtp-")
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode", "starttls",
+         "--out", directory, "--tls-dir", directory, "--user", "relay", "--password", "relay-pass"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    line = proc.stdout.readline().split()
+    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
+    try:
+        yield int(line[1]), directory
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture
+def mailing_hearth(smtp_sink):
+    """`hearth serve` in production mode, mailing through the sink, its links at its own publicURL."""
+    smtp_port, directory = smtp_sink
+    port = free_port()
+    config = {
+        "publicURL": f"http://127.0.0.1:{port}",
+        "email": {"provider": "smtp", "smtp": {
+            "host": "localhost", "port": smtp_port, "security": "starttls", "username": "relay",
+            "from": "noreply@hearth.test", "fromName": "Hearth", "caFile": os.path.join(directory, "ca.pem")}},
+        "projects": [{"projectId": "browser-test"}],
+    }
+    path = os.path.join(directory, "hearth.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    yield from ((h, directory) for h in start(
+        "browser-test", "--config", path, port=port, env={"HEARTH_SMTP_PASSWORD": "relay-pass"}))
+
+
+def received(directory):
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        files = sorted(glob.glob(os.path.join(directory, "[0-9]*.json")))
+        if files:
+            with open(files[-1]) as f:
+                return json.load(f)
+        time.sleep(0.1)
+    raise AssertionError("no e-mail arrived")
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch drivers
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-default-apps", "--disable-domain-reliability", "--no-proxy-server",
+                # Any host but loopback fails to resolve: no traffic leaves 127.0.0.1.
+                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"]:
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def test_a_user_resets_their_password_from_the_email(mailing_hearth):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    hearth, directory = mailing_hearth
+    assert hearth.post("/v1/accounts:signUp", {"email": "ada@example.com", "password": "first-pass"}).ok
+    sent = hearth.post("/v1/accounts:sendOobCode", {"requestType": "PASSWORD_RESET", "email": "ada@example.com"})
+    assert sent.status_code == 200, sent.text
+    mail = received(directory)
+    assert mail["tls"] and mail["authenticated"]
+    assert mail["contentType"] == "multipart/alternative"
+    link = next(word for word in mail["text"].split() if word.startswith("http"))
+    assert link.startswith(f"{hearth.base}/__/auth/action?mode=resetPassword&oobCode=")
+    assert link.replace("&", "&amp;") in mail["html"]
+
+    driver = browser()
+    try:
+        driver.get(link)
+        assert driver.title == "Reset your password"
+        driver.find_element(By.ID, "newPassword").send_keys("second-pass")
+        driver.find_element(By.ID, "submit").click()
+        WebDriverWait(driver, 10).until(
+            expected_conditions.text_to_be_present_in_element((By.ID, "message"), "Your password has been changed"))
+        # The same link again: spent.
+        driver.get(link)
+        assert "does not work" in driver.find_element(By.TAG_NAME, "h1").text
+    finally:
+        driver.quit()
+
+    assert hearth.post("/v1/accounts:signInWithPassword",
+                       {"email": "ada@example.com", "password": "second-pass", "returnSecureToken": True}).ok
+    assert not hearth.post("/v1/accounts:signInWithPassword",
+                           {"email": "ada@example.com", "password": "first-pass"}).ok
