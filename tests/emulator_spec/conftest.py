@@ -389,3 +389,8 @@ def not_applicable(reason: str):
 TENANTS = "tenants: /v2/projects/{p}/tenants answers 404 (multi-tenancy not implemented)"
 BLOCKING = "blocking functions: PATCH config refuses blockingFunctions (INVALID_CONFIG)"
 MFA_ON_WRITE = "mfa: mfaInfo given on signUp/update/import is ignored, no factor stored"
+PRIVACY_DEFAULT = ("emulator defaults: e-mail enumeration protection on by default "
+                   "(INVALID_LOGIN_CREDENTIALS / no EMAIL_NOT_FOUND)")
+V2_CONFIG_PRIVACY = "runtime config: PATCH /v2/projects/{p}/config refuses emailPrivacyConfig (INVALID_CONFIG)"
+MFA_FACTORS = "mfa: no phone second factors (sign-in returns tokens, mfaEnrollment routes absent)"
+INT_ENUM = "numeric enums: requestType 6 refused as 'Invalid value at requestType (TYPE_STRING)'"
