@@ -395,3 +395,5 @@ V2_CONFIG_PRIVACY = "runtime config: PATCH /v2/projects/{p}/config refuses email
 MFA_FACTORS = "mfa: no phone second factors (sign-in returns tokens, mfaEnrollment routes absent)"
 INT_ENUM = "numeric enums: requestType 6 refused as 'Invalid value at requestType (TYPE_STRING)'"
 EMAIL_LINK = "email link sign-in: sendOobCode EMAIL_SIGNIN answers OPERATION_NOT_ALLOWED (not supported yet)"
+V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumber objects and no blockingFunctions "
+                   "object, unlike the emulator's")
