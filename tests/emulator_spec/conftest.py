@@ -397,3 +397,4 @@ INT_ENUM = "numeric enums: requestType 6 refused as 'Invalid value at requestTyp
 EMAIL_LINK = "email link sign-in: sendOobCode EMAIL_SIGNIN answers OPERATION_NOT_ALLOWED (not supported yet)"
 V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumber objects and no blockingFunctions "
                    "object, unlike the emulator's")
+RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
