@@ -123,6 +123,19 @@ class Api:
     def __init__(self, base: str, project: str):
         self.base = base
         self.project = project
+        # The spec's harness gives each case a brand-new project state; Hearth's DELETE …/accounts (like the
+        # emulator's) keeps codes already sent, so the listings below show only codes sent during this case.
+        self.seen_oobs: set = set()
+        self.seen_sms: set = set()
+
+    def forget_earlier_codes(self):
+        self.seen_oobs = {o.get("oobCode") for o in self._list("oobCodes")}
+        self.seen_sms = {(v.get("sessionInfo"), v.get("code")) for v in self._list("verificationCodes")}
+
+    def _list(self, kind, tenant_id=None) -> list:
+        path = (f"/emulator/v1/projects/{self.project}/tenants/{tenant_id}/{kind}" if tenant_id
+                else f"/emulator/v1/projects/{self.project}/{kind}")
+        return expect_ok(self.get(path, key=False)).get(kind) or []
 
     def request(self, method: str, path: str, body=None, *, key: bool = True, owner: bool = False,
                 headers: dict | None = None, params: dict | None = None, data=None) -> Res:
@@ -170,14 +183,11 @@ class Api:
         return expect_ok(self.v1("signInWithPassword", {"email": email, "password": password}))
 
     def verification_codes(self, tenant_id=None) -> list:
-        path = (f"/emulator/v1/projects/{self.project}/tenants/{tenant_id}/verificationCodes" if tenant_id
-                else f"/emulator/v1/projects/{self.project}/verificationCodes")
-        return expect_ok(self.get(path, key=False)).get("verificationCodes", [])
+        return [v for v in self._list("verificationCodes", tenant_id)
+                if (v.get("sessionInfo"), v.get("code")) not in self.seen_sms]
 
     def oob_codes(self, tenant_id=None) -> list:
-        path = (f"/emulator/v1/projects/{self.project}/tenants/{tenant_id}/oobCodes" if tenant_id
-                else f"/emulator/v1/projects/{self.project}/oobCodes")
-        return expect_ok(self.get(path, key=False)).get("oobCodes", [])
+        return [o for o in self._list("oobCodes", tenant_id) if o.get("oobCode") not in self.seen_oobs]
 
     def sign_in_phone(self, phone) -> dict:
         sent = expect_ok(self.v1("sendVerificationCode", {"phoneNumber": phone, "recaptchaToken": "ignored"}))
@@ -324,6 +334,7 @@ def api(hearth) -> Api:
     expect_ok(a.delete(f"/emulator/v1/projects/{PROJECT_ID}/accounts", key=False))
     if isinstance(hearth.initial_config, dict) and "error" not in hearth.initial_config:
         a.patch(f"/emulator/v1/projects/{PROJECT_ID}/config", hearth.initial_config, key=False, owner=True)
+    a.forget_earlier_codes()
     return a
 
 
@@ -398,3 +409,4 @@ EMAIL_LINK = "email link sign-in: sendOobCode EMAIL_SIGNIN answers OPERATION_NOT
 V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumber objects and no blockingFunctions "
                    "object, unlike the emulator's")
 RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
+USED_OOB = "used oob codes: a redeemed code stays in the emulator's oobCodes listing"
