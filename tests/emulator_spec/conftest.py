@@ -410,3 +410,4 @@ V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumbe
                    "object, unlike the emulator's")
 RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
 USED_OOB = "used oob codes: a redeemed code stays in the emulator's oobCodes listing"
+SAML = "SAML sign-in: saml.* providers take the id_token as OIDC; SAMLResponse ignored"
