@@ -411,3 +411,7 @@ V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumbe
 RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
 USED_OOB = "used oob codes: a redeemed code stays in the emulator's oobCodes listing"
 SAML = "SAML sign-in: saml.* providers take the id_token as OIDC; SAMLResponse ignored"
+PRIVACY_EMAIL_CHANGE = ("emulator defaults: e-mail change by idToken refused ('verify the new email') under the "
+                        "default enumeration protection")
+RECOVER_EMAIL = "email change: no RECOVER_EMAIL oob to the old address, no initialEmail"
+MFA_ADMIN = "mfa: admin accounts:update ignores mfa.enrollments"
