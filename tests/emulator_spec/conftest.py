@@ -405,7 +405,8 @@ PRIVACY_DEFAULT = ("emulator defaults: e-mail enumeration protection on by defau
 V2_CONFIG_PRIVACY = "runtime config: PATCH /v2/projects/{p}/config refuses emailPrivacyConfig (INVALID_CONFIG)"
 MFA_FACTORS = "mfa: no phone second factors (sign-in returns tokens, mfaEnrollment routes absent)"
 INT_ENUM = "numeric enums: requestType 6 refused as 'Invalid value at requestType (TYPE_STRING)'"
-EMAIL_LINK = "email link sign-in: sendOobCode EMAIL_SIGNIN answers OPERATION_NOT_ALLOWED (not supported yet)"
+EMAIL_LINK = ("email link sign-in: not supported (sendOobCode EMAIL_SIGNIN answers OPERATION_NOT_ALLOWED, "
+              "accounts:signInWithEmailLink answers 404)")
 V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumber objects and no blockingFunctions "
                    "object, unlike the emulator's")
 RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
