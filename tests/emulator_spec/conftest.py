@@ -414,5 +414,8 @@ USED_OOB = "used oob codes: a redeemed code stays in the emulator's oobCodes lis
 SAML = "SAML sign-in: saml.* providers take the id_token as OIDC; SAMLResponse ignored"
 PRIVACY_EMAIL_CHANGE = ("emulator defaults: e-mail change by idToken refused ('verify the new email') under the "
                         "default enumeration protection")
-RECOVER_EMAIL = "email change: no RECOVER_EMAIL oob to the old address, no initialEmail"
+RECOVER_EMAIL = ("email change: no RECOVER_EMAIL oob to the old address and no initialEmail (the change itself is "
+                 "also refused under the default enumeration protection)")
 MFA_ADMIN = "mfa: admin accounts:update ignores mfa.enrollments"
+EMAIL_LINK_AND_MFA = ("email link + mfa: set-up needs email-link sign-in (EMAIL_SIGNIN refused) and the "
+                      "mfaEnrollment routes (404)")

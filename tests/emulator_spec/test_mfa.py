@@ -2,14 +2,12 @@
 import time
 from datetime import datetime
 
-from conftest import (BLOCKING, DISPLAY_NAME, IDT, MFA_FACTORS, PHOTO_URL, TENANTS, TEST_PHONE_NUMBER,
+from conftest import (EMAIL_LINK_AND_MFA, BLOCKING, DISPLAY_NAME, IDT, MFA_FACTORS, PHOTO_URL, TENANTS, TEST_PHONE_NUMBER,
                       TEST_PHONE_NUMBER_2, TEST_PHONE_NUMBER_OBFUSCATED, decode_jwt, expect_error, expect_ok,
                       not_applicable, xfail)
 
 V2 = f"{IDT}/v2/accounts"
 MFA_AND_BLOCKING = "mfa + blocking functions: mfaEnrollment routes 404 and blockingFunctions refused (INVALID_CONFIG)"
-EMAIL_LINK_AND_MFA = ("email link + mfa: set-up needs email-link sign-in (EMAIL_SIGNIN refused) and the "
-                      "mfaEnrollment routes (404)")
 
 
 def v2(api, method, body):
