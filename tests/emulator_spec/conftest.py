@@ -289,7 +289,7 @@ def start_hearth(project: str = PROJECT_ID):
     data_dir = tempfile.mkdtemp(prefix="hearth-spec-")
     proc = subprocess.Popen(
         [BINARY, "serve", "--emulator", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
-         "--project", project, "--log-level", "warning" if os.environ.get("HEARTH_SPEC_QUIET") else "info"],
+         "--project", project, "--log-level", "info"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port, lines, deadline = None, [], time.time() + 60
     while time.time() < deadline and port is None:
