@@ -71,13 +71,14 @@ def spec_counts(spec_repo: str | None):
 
 
 def run_pytest(extra: list[str]) -> ET.Element:
-    report = os.path.join(tempfile.mkdtemp(prefix="hearth-spec-count-"), "report.xml")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", HERE, *extra]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    if not os.path.exists(report):
-        sys.stderr.write(done.stdout + done.stderr)
-        sys.exit("pytest produced no report")
-    return ET.parse(report).getroot()
+    with tempfile.TemporaryDirectory(prefix="hearth-spec-count-") as tmp:
+        report = os.path.join(tmp, "report.xml")
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}", HERE, *extra]
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if not os.path.exists(report):
+            sys.stderr.write(done.stdout + done.stderr)
+            sys.exit("pytest produced no report")
+        return ET.parse(report).getroot()
 
 
 def tally(root: ET.Element):
