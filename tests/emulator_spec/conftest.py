@@ -128,6 +128,18 @@ class Api:
         self.seen_oobs: set = set()
         self.seen_sms: set = set()
 
+    def delete_all_tenants(self):
+        """Tenants made by earlier cases (of this project and of tenant.spec's "project-id") are deleted; where the
+        server has no tenants route this does nothing."""
+        for project in (self.project, "project-id"):
+            for _ in range(100):
+                res = self.get(f"{IDT}/v2/projects/{project}/tenants", key=False, owner=True)
+                tenants = (res.body or {}).get("tenants") if res.status == 200 else None
+                if not tenants:
+                    break
+                for tenant in tenants:
+                    self.delete(f"{IDT}/v2/projects/{project}/tenants/{tenant['tenantId']}", key=False, owner=True)
+
     def forget_earlier_codes(self):
         self.seen_oobs = {o.get("oobCode") for o in self._list("oobCodes")}
         self.seen_sms = {(v.get("sessionInfo"), v.get("code")) for v in self._list("verificationCodes")}
@@ -334,6 +346,7 @@ def api(hearth) -> Api:
     expect_ok(a.delete(f"/emulator/v1/projects/{PROJECT_ID}/accounts", key=False))
     if isinstance(hearth.initial_config, dict) and "error" not in hearth.initial_config:
         a.patch(f"/emulator/v1/projects/{PROJECT_ID}/config", hearth.initial_config, key=False, owner=True)
+    a.delete_all_tenants()
     a.forget_earlier_codes()
     return a
 
