@@ -4,6 +4,8 @@
     HEARTH_BINARY=/path/to/hearth python3 tests/emulator_spec/count.py            # print the section
     HEARTH_BINARY=/path/to/hearth python3 tests/emulator_spec/count.py --update-doc  # also rewrite it in
                                                                                    # docs/COMPATIBILITY.md
+    HEARTH_BINARY=/path/to/hearth python3 tests/emulator_spec/count.py --drop-fixed  # remove the xfail marker of
+                                                                                   # every case that now passes
 
 Counts come from a JUnit report of a real pytest run, never by hand. The spec's own case count per file is read
 from a firebase-tools checkout when one is given (--spec-repo, a bare git directory or a work tree; it counts
@@ -79,6 +81,39 @@ def run_pytest(extra: list[str]) -> ET.Element:
             sys.stderr.write(done.stdout + done.stderr)
             sys.exit("pytest produced no report")
         return ET.parse(report).getroot()
+
+
+def fixed_cases(root: ET.Element) -> list[tuple[str, str]]:
+    """(module, test name) of the strict-xfail cases that passed (XPASS), i.e. behaviour that got fixed."""
+    out = []
+    for case in root.iter("testcase"):
+        failure = case.find("failure")
+        if failure is not None and "XPASS(strict)" in (failure.get("message") or ""):
+            out.append((case.get("classname", "").split(".")[-1], case.get("name", "").split("[")[0]))
+    return out
+
+
+def drop_markers(cases: list[tuple[str, str]]):
+    """Deletes the `@xfail(...)` decorator (one or more lines) right above each case's `def`."""
+    by_module = collections.defaultdict(set)
+    for module, name in cases:
+        by_module[module].add(name)
+    for module, names in by_module.items():
+        path = os.path.join(HERE, module + ".py")
+        with open(path) as f:
+            lines = f.read().split("\n")
+        for name in names:
+            at = next(i for i, line in enumerate(lines) if line.startswith(f"def {name}("))
+            start = at - 1
+            while start >= 0 and not lines[start].startswith("@xfail("):
+                if not lines[start].startswith((" ", "\t")):
+                    start = -1
+                    break
+                start -= 1
+            if start >= 0:
+                del lines[start:at]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
 
 
 def tally(root: ET.Element):
@@ -161,10 +196,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spec-repo", default=DEFAULT_SPEC_REPO, help="firebase-tools checkout or bare git dir")
     parser.add_argument("--update-doc", action="store_true", help="rewrite the section in docs/COMPATIBILITY.md")
+    parser.add_argument("--drop-fixed", action="store_true",
+                        help="remove the xfail marker of every case that now passes (XPASS), then count again")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments")
     args = parser.parse_args()
     spec, commit = spec_counts(args.spec_repo)
-    rows, reasons = tally(run_pytest(args.pytest_args))
+    root = run_pytest(args.pytest_args)
+    if args.drop_fixed:
+        fixed = fixed_cases(root)
+        drop_markers(fixed)
+        print(f"removed the xfail marker of {len(fixed)} case(s) that now pass", file=sys.stderr)
+        if fixed:
+            root = run_pytest(args.pytest_args)
+    rows, reasons = tally(root)
     command = "HEARTH_BINARY=<hearth> python3 tests/emulator_spec/count.py --update-doc"
     section = render(rows, reasons, spec, commit, command)
     print(section)
