@@ -346,6 +346,9 @@ def api(hearth) -> Api:
     expect_ok(a.delete(f"/emulator/v1/projects/{PROJECT_ID}/accounts", key=False))
     if isinstance(hearth.initial_config, dict) and "error" not in hearth.initial_config:
         a.patch(f"/emulator/v1/projects/{PROJECT_ID}/config", hearth.initial_config, key=False, owner=True)
+    # No blocking functions, as on a fresh project (where the server cannot configure them this is refused, harmlessly).
+    a.patch(f"{IDT}/v2/projects/{PROJECT_ID}/config", {"blockingFunctions": {}}, key=False, owner=True,
+            params={"updateMask": "blockingFunctions"})
     a.delete_all_tenants()
     a.forget_earlier_codes()
     return a
