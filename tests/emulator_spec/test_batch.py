@@ -249,7 +249,6 @@ def test_allow_overwrite(api):
     assert info.get("displayName") == "New Display Name"
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_import_idp_info(api):
     no_errors(expect_ok(batch_create(api, {"users": [{"localId": "foo", "email": "foo@example.com",
         "providerUserInfo": [{"providerId": "google.com", "rawId": "0123456", "displayName": "Foo",
@@ -286,7 +285,6 @@ def test_batch_create_tenant_mismatch(api):
                                   "message": "Tenant id in userInfo does not match the tenant id in request."}]
 
 
-@xfail(TENANTS)
 def test_batch_create_in_tenant(api):
     tenant = api.register_tenant({"disableAuth": False})
     no_errors(expect_ok(batch_create(api, {"tenantId": tenant["tenantId"], "users": [

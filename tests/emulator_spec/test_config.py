@@ -40,13 +40,11 @@ def test_full_update_resets_to_defaults(api):
     assert body.get("blockingFunctions") == {}, body
 
 
-@xfail('blocking functions: unknown trigger accepted (200) without INVALID_BLOCKING_FUNCTION')
 def test_invalid_blocking_event(api):
     res = patch(api, {"blockingFunctions": {"triggers": {"invalidEventTrigger": {"functionUri": "http://localhost"}}}})
     expect_error(res, 400, "INVALID_BLOCKING_FUNCTION", contains=True)
 
 
-@xfail('blocking functions: invalid functionUri accepted (200) without INVALID_BLOCKING_FUNCTION')
 def test_invalid_function_uri(api):
     res = patch(api, {"blockingFunctions": {"triggers": {"beforeCreate": {"functionUri": "invalidUri"}}}})
     expect_error(res, 400, "INVALID_BLOCKING_FUNCTION", contains=True)

@@ -8,7 +8,6 @@ def auth_uri(api, **body):
     return api.v1("createAuthUri", body)
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_not_registered(api):
     body = expect_ok(auth_uri(api, continueUri=URI, identifier="notregistered@example.com"))
     assert body.get("registered") is False
@@ -23,7 +22,6 @@ def test_privacy_hides_registered(api):
     assert isinstance(body.get("sessionId"), str)
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_registered_providers(api):
     api.register_user("alice@example.com", "notasecret")
     body = expect_ok(auth_uri(api, continueUri=URI, identifier="alice@example.com"))
@@ -44,14 +42,12 @@ def test_privacy_hides_providers(api):
     assert isinstance(body.get("sessionId"), str)
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_keeps_session_id(api):
     body = expect_ok(auth_uri(api, continueUri=URI, identifier="notregistered@example.com", sessionId="my-session-1"))
     assert body.get("registered") is False
     assert body.get("sessionId") == "my-session-1"
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_email_ignores_case(api):
     api.register_user("alice@example.com", "notasecret")
     assert expect_ok(auth_uri(api, continueUri=URI, identifier="AlIcE@exAMPle.COM")).get("registered") is True
@@ -96,7 +92,6 @@ def test_invalid_continue_uri(api):
     expect_error(auth_uri(api, identifier="me@example.com", continueUri="invalid"), 400, "INVALID_CONTINUE_URI")
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(auth_uri(api, tenantId=tenant["tenantId"], continueUri=URI, identifier="notregistered@example.com"),

@@ -87,20 +87,17 @@ def test_user_disabled(api):
     expect_error(sign_in(api, token=json.dumps({"uid": local_id, "claims": CLAIMS})), 400, "USER_DISABLED")
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(sign_in(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_tenant_mismatch(api):
     tenant = api.register_tenant({"disableAuth": False})
     token = custom_token({"uid": "someuid", "claims": CLAIMS, "tenant_id": "not-matching-tenant-id"})
     expect_error(sign_in(api, token=token, tenantId=tenant["tenantId"]), 400, "TENANT_ID_MISMATCH", contains=True)
 
 
-@xfail(TENANTS)
 def test_new_account_in_tenant(api):
     tenant = api.register_tenant({"disableAuth": False})
     token = custom_token({"uid": "someuid", "claims": CLAIMS, "tenant_id": tenant["tenantId"]})

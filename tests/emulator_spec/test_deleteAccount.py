@@ -33,7 +33,6 @@ def test_admin_missing_local_id(api):
     expect_error(api.admin("delete", {"idToken": id_token}), 400, "MISSING_LOCAL_ID")
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.v1("delete", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)

@@ -236,7 +236,6 @@ def test_sub_missing_or_not_string(api):
                  "INVALID_IDP_RESPONSE", contains=True)
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_link_to_existing_account(api):
     user = api.register_user("foo@example.com", "notasecret")
     body = expect_ok(idp(api, claims_body("google.com", fake_claims(sub=SUB, name="Foo")), idToken=user["idToken"],
@@ -317,7 +316,6 @@ def test_already_linked_same_user(api):
     assert body.get("oauthIdToken") == token
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_already_linked_other_user(api):
     claims = {"sub": SUB, "email": "alice@example.com", "email_verified": False}
     api.sign_in_fake_claims("google.com", **claims)
@@ -352,7 +350,6 @@ def test_link_same_email_duplicates_allowed(api):
     assert body["localId"] == anon["localId"]
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.v1("signInWithIdp", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)
@@ -463,7 +460,6 @@ def _google_sign_in(api):
 GOOGLE_IDS = {"google.com": [G["rawId"]], "email": [G["email"]]}
 
 
-@xfail(BLOCKING)
 def test_blocking_before_create(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, CREATE_REPLY)
@@ -471,7 +467,6 @@ def test_blocking_before_create(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_before_sign_in(api, functions):
     _blocking(api, functions, "beforeSignIn")
     functions.reply("/beforeSignIn", 200, SIGN_IN_REPLY)
@@ -479,7 +474,6 @@ def test_blocking_before_sign_in(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_sign_in_overrides_create(api, functions):
     _blocking(api, functions, "beforeCreate", "beforeSignIn")
     functions.reply("/beforeCreate", 200, {"userRecord": {
@@ -490,7 +484,6 @@ def test_blocking_sign_in_overrides_create(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_existing_user(api, functions):
     user = api.register_user("foo@example.com", "notasecret")
     _blocking(api, functions, "beforeSignIn")

@@ -89,22 +89,18 @@ MFA_OFF = {"disableAuth": False, "mfaConfig": {"state": "DISABLED"}}
 NO_SMS = {"disableAuth": False, "mfaConfig": {"state": "ENABLED", "enabledProviders": ["PROVIDER_UNSPECIFIED"]}}
 
 
-@xfail(TENANTS)
 def test_enrollment_start_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:start", DISABLED), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_enrollment_start_mfa_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:start", MFA_OFF), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_enrollment_start_sms_not_enabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:start", NO_SMS), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_enrollment_finalize_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:finalize", DISABLED), 400, "PROJECT_DISABLED")
 
@@ -170,22 +166,18 @@ def test_sign_in_with_pending_credential(api):
     assert t0 - 1 <= refreshed <= t1 + 1
 
 
-@xfail(TENANTS)
 def test_sign_in_start_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:start", DISABLED), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_sign_in_start_mfa_disabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:start", MFA_OFF), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_sign_in_start_sms_not_enabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:start", NO_SMS), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_sign_in_finalize_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:finalize", DISABLED), 400, "PROJECT_DISABLED")
 
@@ -214,7 +206,6 @@ def test_withdraw(api):
     assert not api.lookup_by_token(id_token).get("mfaInfo")
 
 
-@xfail(TENANTS)
 def test_withdraw_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:withdraw", DISABLED), 400, "PROJECT_DISABLED")
 

@@ -202,7 +202,6 @@ def test_lookup_local_id_not_found(api):
     assert "users" not in expect_ok(lookup(api, {"localId": ["noSuchId"]}))
 
 
-@xfail(TENANTS)
 def test_lookup_tenant_from_id_token(api):
     tenant = api.register_tenant({"disableAuth": False, "allowPasswordSignup": True})
     user = api.register_user("alice@example.com", "notasecret", tenantId=tenant["tenantId"])
@@ -279,7 +278,6 @@ def _expect_config(body, dup, privacy):
     assert body.get("emailPrivacyConfig") == {"enableImprovedEmailPrivacy": privacy}, body
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_get_config_defaults(api):
     _expect_config(expect_ok(api.get(emu("/config"), key=False)), False, False)
 
@@ -292,7 +290,6 @@ def _patch(api, body):
     return expect_ok(api.patch(emu("/config"), body, key=False))
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_patch_config_allow_duplicate_emails(api):
     _expect_config(_patch(api, {"signIn": {"allowDuplicateEmails": True}}), True, False)
     _expect_config(_patch(api, {"signIn": {"allowDuplicateEmails": False}}), False, False)

@@ -92,7 +92,6 @@ def test_invalid_continue_url(api):
     assert api.oob_codes() == []
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(send(api, {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")
@@ -142,7 +141,6 @@ def test_reset_password_reports_purpose(api):
     assert len(api.oob_codes()) == 4
 
 
-@xfail(TENANTS)
 def test_reset_password_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.v1("resetPassword", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")

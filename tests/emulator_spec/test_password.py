@@ -52,7 +52,6 @@ def test_invalid_email(api):
     expect_error(signin(api, email="", password="notasecret"), 400, "INVALID_EMAIL")
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_email_not_found(api):
     expect_error(signin(api, email="nosuchuser@example.com", password="notasecret"), 400, "EMAIL_NOT_FOUND")
 
@@ -64,7 +63,6 @@ def test_email_not_found_with_privacy(api):
                  "INVALID_LOGIN_CREDENTIALS")
 
 
-@xfail(PRIVACY_DEFAULT)
 def test_wrong_password(api):
     api.register_user(*ALICE)
     expect_error(signin(api, email=ALICE[0], password="NOTASECRET"), 400, "INVALID_PASSWORD")
@@ -95,7 +93,6 @@ def test_mfa_pending_credential(api):
     _expect_pending(expect_ok(signin(api, email=ALICE[0], password=ALICE[1])))
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(signin(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED", contains=True)
@@ -119,7 +116,6 @@ def _before_sign_in(api, functions):
         "beforeSignIn": {"functionUri": functions.base + "/beforeSignIn"}}}}, "blockingFunctions")
 
 
-@xfail(BLOCKING)
 def test_blocking_updates_fields(api, functions):
     local_id = api.register_user(*ALICE)["localId"]
     _before_sign_in(api, functions)
@@ -137,7 +133,6 @@ def test_blocking_updates_fields(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_disables_user(api, functions):
     api.register_user(*ALICE)
     _before_sign_in(api, functions)

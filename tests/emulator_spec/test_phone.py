@@ -46,7 +46,6 @@ def test_send_invalid_phone(api):
                  "INVALID_PHONE_NUMBER : Invalid format.")
 
 
-@xfail(TENANTS)
 def test_send_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.v1("sendVerificationCode", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")
@@ -140,7 +139,6 @@ def test_temporary_proof_for_taken_number(api):
                  400, "PHONE_NUMBER_EXISTS")
 
 
-@xfail(TENANTS)
 def test_sign_in_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(sign_in(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED")

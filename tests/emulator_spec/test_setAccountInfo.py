@@ -42,7 +42,6 @@ def test_set_password_issues_tokens(api):
     assert api.sign_in_password("alice@example.com", "notasecreteither")["localId"] == user["localId"]
 
 
-@xfail(PRIVACY_EMAIL_CHANGE)
 def test_add_password_to_anon(api):
     anon = api.register_anon()
     body = expect_ok(update(api, idToken=anon["idToken"], email="alice@example.com", password="notasecreteither"))
@@ -51,7 +50,6 @@ def test_add_password_to_anon(api):
     assert api.signin_methods("alice@example.com") == ["password"]
 
 
-@xfail(PRIVACY_EMAIL_CHANGE)
 def test_add_email_without_password_to_anon(api):
     anon = api.register_anon()
     body = expect_ok(update(api, idToken=anon["idToken"], email="alice@example.com"))
@@ -73,7 +71,6 @@ def test_change_email_sends_recover_oob(api):
     assert oobs[0]["email"] == "alice@example.com" and oobs[0]["requestType"] == "RECOVER_EMAIL"
 
 
-@xfail(PRIVACY_EMAIL_CHANGE)
 def test_email_taken(api):
     api.register_user("bob@example.com", "notasecret")
     id_token = api.register_anon()["idToken"]
@@ -81,7 +78,6 @@ def test_email_taken(api):
     expect_error(update(api, idToken=id_token, email="BOB@example.com", password="notasecret"), 400, "EMAIL_EXISTS")
 
 
-@xfail(RECOVER_EMAIL)
 def test_initial_email_set(api):
     id_token = api.register_user("alice@example.com", "notasecret")["idToken"]
     assert expect_ok(update(api, idToken=id_token, email="bob@example.com"))["email"] == "bob@example.com"
@@ -111,7 +107,6 @@ def test_recover_email_taken(api):
     expect_error(update(api, oobCode=oobs[0]["oobCode"]), 400, "EMAIL_EXISTS")
 
 
-@xfail(PRIVACY_EMAIL_CHANGE)
 def test_anon_email_no_initial_email_no_oob(api):
     id_token = api.register_anon()["idToken"]
     assert expect_ok(update(api, idToken=id_token, email="alice@example.com"))["email"] == "alice@example.com"
@@ -186,7 +181,6 @@ def _includes(d, sub):
     return all(d.get(k) == v for k, v in sub.items())
 
 
-@xfail(MFA_ADMIN)
 def test_create_mfa_info(api):
     user = api.register_user("bob@example.com", "notasecret")
     expect_ok(admin_update(api, localId=user["localId"],
@@ -302,7 +296,6 @@ def test_dedupe_mfa_same_phone(api):
         assert factor.get("mfaEnrollmentId") and factor["mfaEnrollmentId"] != "enrollmentId1"
 
 
-@xfail(MFA_ADMIN)
 def test_duplicate_enrollment_id_different_phones(api):
     lid = api.register_user("bob@example.com", "notasecret")["localId"]
     dup = "duplicateMfaEnrollmentId "
@@ -433,7 +426,6 @@ def test_invalid_custom_attributes(api):
                  "CLAIMS_TOO_LARGE")
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(update(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED")

@@ -217,7 +217,6 @@ def test_mfa_display_name_optional(api):
     assert "displayName" not in mfa[0]
 
 
-@xfail('mfa: invalid mfaInfo phone accepted (200) instead of INVALID_MFA_PHONE_NUMBER')
 def test_invalid_mfa_phone_number(api):
     expect_error(api.admin("signUp", {"email": "alice@example.com", "password": "notasecret",
                                       "mfaInfo": [{"phoneInfo": TEST_INVALID_PHONE_NUMBER}]}),
@@ -235,27 +234,23 @@ def test_mfa_enrollment_id_ignored_on_create(api):
     assert mfa[0]["mfaEnrollmentId"] not in ids
 
 
-@xfail(TENANTS)
 def test_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.v1("signUp", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_password_signup_not_allowed(api):
     tenant = api.register_tenant({"allowPasswordSignup": False})
     expect_error(api.v1("signUp", {"tenantId": tenant["tenantId"], "email": "me@example.com",
                                    "password": "notasecret"}), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_anonymous_disabled(api):
     tenant = api.register_tenant({"enableAnonymousUser": False})
     expect_error(api.v1("signUp", {"tenantId": tenant["tenantId"], "returnSecureToken": True}), 400,
                  "ADMIN_ONLY_OPERATION", contains=True)
 
 
-@xfail(TENANTS)
 def test_create_with_tenant(api):
     tenant = api.register_tenant({"allowPasswordSignup": True})
     body = expect_ok(api.v1("signUp", {"tenantId": tenant["tenantId"], "email": "alice@example.com",
@@ -284,7 +279,6 @@ def _check_new_password_user(body, email, session=False):
         assert payload.get("sessionAttribute") == "session"
 
 
-@xfail(BLOCKING)
 def test_before_create_updates_new_user(api, functions):
     _blocking(api, functions, beforeCreate=1)
     functions.reply("/beforeCreate", 200, {"userRecord": {
@@ -330,7 +324,6 @@ def test_before_create_disables_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_functions_skip_privileged_requests(api, functions):
     _blocking(api, functions, beforeCreate=1, beforeSignIn=1)
     functions.reply("/beforeCreate", 400)

@@ -25,7 +25,6 @@ def get(api, path="", **params):
     return api.get(BASE + path, key=False, owner=True, params=params or None)
 
 
-@xfail(TENANTS)
 def test_create(api):
     body = expect_ok(api.post(BASE, FULL, key=False, owner=True))
     _expect_full(body)
@@ -33,18 +32,15 @@ def test_create(api):
     assert body.get("name") == f"projects/{PROJECT}/tenants/{body['tenantId']}"
 
 
-@xfail(TENANTS)
 def test_create_defaults(api):
     _expect_defaults(expect_ok(api.post(BASE, {}, key=False, owner=True)))
 
 
-@xfail(TENANTS)
 def test_get(api):
     tenant = api.register_tenant({}, project=PROJECT)
     assert expect_ok(get(api, "/" + tenant["tenantId"])) == tenant
 
 
-@xfail(TENANTS)
 def test_get_creates_missing_tenant(api):
     assert len(expect_ok(get(api)).get("tenants") or []) == 0
     body = expect_ok(get(api, "/tenant-id"))
@@ -56,19 +52,16 @@ def test_get_creates_missing_tenant(api):
     assert [t["tenantId"] for t in tenants] == ["tenant-id"]
 
 
-@xfail(TENANTS)
 def test_delete(api):
     tenant = api.register_tenant({}, project=PROJECT)
     expect_ok(api.delete(f"{BASE}/{tenant['tenantId']}", key=False, owner=True))
 
 
-@xfail(TENANTS)
 def test_delete_with_body(api):
     tenant = api.register_tenant({}, project=PROJECT)
     expect_ok(api.request("DELETE", f"{BASE}/{tenant['tenantId']}", {}, key=False, owner=True))
 
 
-@xfail(TENANTS)
 def test_list(api):
     t1 = api.register_tenant({}, project=PROJECT)
     t2 = api.register_tenant({}, project=PROJECT)
@@ -77,7 +70,6 @@ def test_list(api):
     assert "nextPageToken" not in body
 
 
-@xfail(TENANTS)
 def test_list_pagination(api):
     ids = sorted(api.register_tenant({}, project=PROJECT)["tenantId"] for _ in range(2))
     body = expect_ok(get(api, pageSize=1))
@@ -89,7 +81,6 @@ def test_list_pagination(api):
     assert "nextPageToken" not in body
 
 
-@xfail(TENANTS)
 def test_list_full_page_has_token(api):
     ids = sorted(api.register_tenant({}, project=PROJECT)["tenantId"] for _ in range(2))
     body = expect_ok(get(api, pageSize=2))
@@ -105,14 +96,12 @@ def patch(api, tenant_id, body, mask=None):
     return api.patch(f"{BASE}/{tenant_id}", body, key=False, owner=True, params={"updateMask": mask} if mask else None)
 
 
-@xfail(TENANTS)
 def test_update(api):
     tenant = api.register_tenant({}, project=PROJECT)
     mask = "allowPasswordSignup,disableAuth,displayName,enableAnonymousUser,enableEmailLinkSignin,mfaConfig"
     _expect_full(expect_ok(patch(api, tenant["tenantId"], FULL, mask)))
 
 
-@xfail(TENANTS)
 def test_update_mask_field_absent(api):
     tenant = api.register_tenant({}, project=PROJECT)
     assert "displayName" not in expect_ok(patch(api, tenant["tenantId"], {}, "displayName"))
@@ -130,13 +119,11 @@ def test_update_mask_indexing_primitive(api):
     assert body["mfaConfig"]["enabledProviders"] == ["PROVIDER_UNSPECIFIED", "PHONE_SMS"]
 
 
-@xfail(TENANTS)
 def test_full_update_without_mask(api):
     tenant = api.register_tenant({}, project=PROJECT)
     _expect_full(expect_ok(patch(api, tenant["tenantId"], FULL)))
 
 
-@xfail(TENANTS)
 def test_full_update_defaults(api):
     tenant = api.register_tenant({}, project=PROJECT)
     _expect_defaults(expect_ok(patch(api, tenant["tenantId"], {})))
