@@ -5,8 +5,6 @@ import Synchronization
 /// holding the signed-in user, signing users in and out, and telling listeners.
 public final class Auth: Sendable {
     public let app: HearthApp
-    /// Options that change how requests are made (phone app verification).
-    public let settings = AuthSettings()
 
     struct State {
         var currentUser: User?
@@ -14,6 +12,13 @@ public final class Auth: Sendable {
         var endpointOverride: URL?
         var tenantID: String?
         var listeners: [UUID: AuthListener] = [:]
+        var settings: AuthSettings? = AuthSettings()
+        /// Where the current user is kept: the app's store, or the access group's after `useUserAccessGroup`.
+        var userStore: any AuthUserStore
+        var userAccessGroup: String?
+        var shareAuthStateAcrossDevices = false
+        var customAuthDomain: String?
+        var apns = APNSState()
     }
 
     let state: Mutex<State>
@@ -21,8 +26,8 @@ public final class Auth: Sendable {
 
     init(app: HearthApp) {
         self.app = app
-        state = Mutex(State(tenantID: app.options.tenantID))
-        if let record = loadStoredRecord() {
+        state = Mutex(State(tenantID: app.options.tenantID, userStore: app.userStore))
+        if let record = loadStoredRecord(from: app.userStore, key: storeKey(nil)) {
             state.withLock { $0.currentUser = User(record: record, auth: self) }
         }
     }
@@ -58,6 +63,20 @@ public final class Auth: Sendable {
     public var languageCode: String? {
         get { state.withLock { $0.languageCode } }
         set { state.withLock { $0.languageCode = newValue } }
+    }
+
+    /// Options that change how requests are made (phone app verification); optional and settable
+    /// as in FirebaseAuth, never nil unless the app sets it so.
+    public var settings: AuthSettings? {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue } }
+    }
+
+    /// A custom domain for the web sign-in handler, as in FirebaseAuth. HearthAuth serves the handler
+    /// from the configured endpoint, so this is kept but not used.
+    public var customAuthDomain: String? {
+        get { state.withLock { $0.customAuthDomain } }
+        set { state.withLock { $0.customAuthDomain = newValue } }
     }
 
     /// Sets `languageCode` to the device's preferred language.
@@ -103,16 +122,22 @@ public final class Auth: Sendable {
 
     // MARK: Current user and persistence
 
-    var storeKey: String { "hearth_auth_\(app.name)_\(app.options.apiKey)" }
+    /// The current user's key in the store: per app, or per API key in a shared access group, so an
+    /// app and its extensions (each its own bundle) find the same user there, as in FirebaseAuth.
+    func storeKey(_ accessGroup: String?) -> String {
+        accessGroup == nil ? "hearth_auth_\(app.name)_\(app.options.apiKey)" : "hearth_auth_\(app.options.apiKey)"
+    }
+
+    var userStore: any AuthUserStore { state.withLock { $0.userStore } }
 
     /// The stored user, or nil. A store that cannot be read or decoded is cleared: the user is
     /// signed out rather than the app crashing on every launch.
-    private func loadStoredRecord() -> UserRecord? {
+    func loadStoredRecord(from store: any AuthUserStore, key: String) -> UserRecord? {
         do {
-            guard let data = try app.userStore.data(forKey: storeKey) else { return nil }
+            guard let data = try store.data(forKey: key) else { return nil }
             return try JSONDecoder().decode(UserRecord.self, from: data)
         } catch {
-            try? app.userStore.removeData(forKey: storeKey)
+            try? store.removeData(forKey: key)
             return nil
         }
     }
@@ -123,9 +148,9 @@ public final class Auth: Sendable {
     func setCurrentUser(_ user: User?) throws {
         let previous = try state.withLock { s in
             if let user {
-                try persist(user.record)
+                try s.userStore.setData(try JSONEncoder().encode(user.record), forKey: storeKey(s.userAccessGroup))
             } else {
-                try app.userStore.removeData(forKey: storeKey)
+                try s.userStore.removeData(forKey: storeKey(s.userAccessGroup))
             }
             defer { s.currentUser = user }
             return s.currentUser
@@ -137,7 +162,7 @@ public final class Auth: Sendable {
     func userDidChange(_ user: User, tokensChanged: Bool) {
         let isCurrent = state.withLock { s in
             guard s.currentUser === user else { return false }
-            try? persist(user.record)
+            try? s.userStore.setData(try JSONEncoder().encode(user.record), forKey: storeKey(s.userAccessGroup))
             return true
         }
         if isCurrent, tokensChanged { notify(previous: (user.uid, ""), current: user) }
@@ -147,14 +172,10 @@ public final class Auth: Sendable {
     func signOutEndedSession(of user: User) {
         let signedOut = state.withLock { s in
             guard s.currentUser === user else { return false }
-            try? app.userStore.removeData(forKey: storeKey)
+            try? s.userStore.removeData(forKey: storeKey(s.userAccessGroup))
             s.currentUser = nil
             return true
         }
         if signedOut { notify(previous: (user.uid, user.record.tokens.idToken), current: nil) }
-    }
-
-    private func persist(_ record: UserRecord) throws {
-        try app.userStore.setData(try JSONEncoder().encode(record), forKey: storeKey)
     }
 }
