@@ -48,6 +48,10 @@ public final class AuthEngine: Sendable {
     public let smsSender: SMSSender
     /// Checks reCAPTCHA tokens for projects that require them.
     public let recaptcha: RecaptchaVerifier?
+    /// Sends phone app verification's silent push (APNs) for `verifyClient`; nil when not configured.
+    public let silentPush: SilentPushSender?
+    /// The `suggestedTimeout` `verifyClient` answers with.
+    let silentPushTimeoutSeconds: Int
     /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
     public let identityProviders: IdentityProviders
     let logger: Logger
@@ -55,7 +59,8 @@ public final class AuthEngine: Sendable {
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
+        recaptcha: RecaptchaVerifier? = nil, silentPush: SilentPushSender? = nil, silentPushTimeoutSeconds: Int = 5,
+        identityProviders: IdentityProviders? = nil,
         logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
@@ -66,6 +71,8 @@ public final class AuthEngine: Sendable {
         self.random = random
         self.smsSender = smsSender ?? OutboxSMSSender(store: store, logger: logger)
         self.recaptcha = recaptcha
+        self.silentPush = silentPush
+        self.silentPushTimeoutSeconds = silentPushTimeoutSeconds
         self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.logger = logger
     }

@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var sms: SMSConfiguration = .init()
     /// reCAPTCHA for projects with `phone.appVerification: "recaptcha"`.
     public var recaptcha: RecaptchaVerifier.Configuration = .init()
+    /// APNs provider key for projects with `phone.appVerification: "apns"` (the silent push of `verifyClient`).
+    public var apns: APNsSender.Configuration = .init()
     /// Connection limits and timeouts, and the reverse proxies trusted to name the client.
     public var http: HTTPSettings = .init()
     public var projects: [ProjectConfig] = []
@@ -35,7 +37,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, recaptcha, http, projects
+            sqliteDurability, logLevel, sms, recaptcha, apns, http, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -54,6 +56,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         logLevel = try c.decode(.logLevel, default: d.logLevel)
         sms = try c.decode(.sms, default: d.sms)
         recaptcha = try c.decode(.recaptcha, default: d.recaptcha)
+        apns = try c.decode(.apns, default: d.apns)
         http = try c.decode(.http, default: d.http)
         projects = try c.decode(.projects, default: d.projects)
     }
@@ -103,6 +106,10 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
                 throw ConfigurationError(
                     "project \(p.projectID) verifies apps with reCAPTCHA: set recaptcha.secret or HEARTH_RECAPTCHA_SECRET"
                 )
+            }
+            if p.phone.appVerification == .apns, !apns.isConfigured {
+                throw ConfigurationError(
+                    "project \(p.projectID) verifies apps by APNs push: set apns.topic, teamId, keyId and key or keyFile")
             }
             do { try PhoneSettings.validate(testPhoneNumbers: p.phone.testPhoneNumbers) } catch {
                 throw ConfigurationError("project \(p.projectID): \(error.detail ?? error.message)")

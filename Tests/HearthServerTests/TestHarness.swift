@@ -33,7 +33,8 @@ struct Harness {
     static let apiKey = "test-api-key"
 
     init(
-        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, emulator: Bool = false,
+        smsSender: SMSSender? = nil, recaptcha: RecaptchaVerifier? = nil, silentPush: SilentPushSender? = nil,
+        emulator: Bool = false,
         providerTimeout: Duration = .seconds(60),
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
@@ -52,7 +53,7 @@ struct Harness {
             projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
-            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha,
+            clock: clock.authClock, smsSender: smsSender, recaptcha: recaptcha, silentPush: silentPush,
             identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock))
     }
 

@@ -42,6 +42,7 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "sendOobCode", v3: "getOobConfirmationCode", client: sendOobCode, admin: sendOobCode),
             AccountsMethod(v1: "resetPassword", v3: "resetPassword", client: resetPassword),
             AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", client: sendVerificationCode),
+            AccountsMethod(v1: "verifyClient", v3: "verifyClient", client: verifyClient),
             AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", client: signInWithPhoneNumber),
             AccountsMethod(v1: "batchGet", v3: "downloadAccount", client: nil, admin: adminBatchGet, allowsGet: true),
             AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),

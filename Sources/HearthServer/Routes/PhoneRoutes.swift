@@ -1,18 +1,26 @@
 import HearthCore
 import HearthEngine
 
-/// Phone sign-in: `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`.
+/// Phone sign-in: `accounts:verifyClient`, `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`.
 extension AuthRoutes {
     func sendVerificationCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let session = try await engine.sendVerificationCode(
             SendVerificationCodeRequest(
                 phoneNumber: try wire.string("phoneNumber"),
-                recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
-                hasOtherAppProof: try ["iosReceipt", "playIntegrityToken", "safetyNetToken"].contains {
-                    try wire.string($0) != nil
-                }),
+                proof: AppProof(
+                    recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
+                    iosReceipt: try wire.string("iosReceipt"), iosSecret: try wire.string("iosSecret"),
+                    hasAndroidProof: try ["playIntegrityToken", "safetyNetToken"].contains { try wire.string($0) != nil })),
             origin: origin)
         return ["sessionInfo": .string(session)]
+    }
+
+    /// `accounts:verifyClient`: the receipt for an APNs token; the secret goes to the device by push.
+    func verifyClient(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.verifyClient(
+            VerifyClientRequest(appToken: try wire.string("appToken"), isSandbox: try wire.bool("isSandbox") ?? false),
+            origin: origin)
+        return ["receipt": .string(result.receipt), "suggestedTimeout": .string(String(result.suggestedTimeoutSeconds))]
     }
 
     func signInWithPhoneNumber(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
