@@ -105,13 +105,15 @@ struct PhoneTests {
         #expect(signedIn.user.phoneNumber == TestServer.otherTestPhone)
     }
 
-    /// With an APNs token the SDK asks `accounts:verifyClient` first, as FirebaseAuth does; a server
-    /// without app verification (no such method) gets the plain request, so codes still come.
-    @Test func anAPNSTokenIsHarmlessWhenTheServerDoesNoAppVerification() async throws {
+    /// With an APNs token the SDK asks `accounts:verifyClient` first, as FirebaseAuth does; a server with
+    /// no APNs key (OPERATION_NOT_ALLOWED) gets the plain request, which a project without app
+    /// verification accepts.
+    @Test func anAPNSTokenIsHarmlessWhenTheServerSendsNoPushes() async throws {
         let server = try await TestServer()
         let auth = server.makeAuth()
-        auth.setAPNSToken(Data([0x01, 0x02, 0xFE]), type: .sandbox)
-        #expect(auth.apnsToken == Data([0x01, 0x02, 0xFE]))
+        let deviceToken = Data((0..<32).map { UInt8($0 * 7 % 256) })  // APNs tokens are 32 bytes
+        auth.setAPNSToken(deviceToken, type: .sandbox)
+        #expect(auth.apnsToken == deviceToken)
         let user = try await signInWithPhone(auth)
         #expect(user.phoneNumber == TestServer.testPhone)
     }

@@ -62,8 +62,8 @@ extension Auth {
     }
 
     /// The `sendVerificationCode` fields that prove the app: the receipt and pushed secret, or none
-    /// when there is no APNs token, verification is disabled for testing, or the server does not do
-    /// app verification (it has no `verifyClient`).
+    /// when there is no APNs token, verification is disabled for testing, or the server sends no
+    /// pushes (then it decides whether the request needs a proof).
     func appVerificationFields() async throws -> [String: JSON] {
         let (token, type, disabled) = state.withLock {
             ($0.apns.token, $0.apns.type, $0.settings?.isAppVerificationDisabledForTesting == true)
@@ -77,8 +77,8 @@ extension Auth {
                     "appToken": .string(token.map { String(format: "%02x", $0) }.joined()),
                     "isSandbox": .bool(type == .sandbox || (type == .unknown && Self.isDebugBuild)),
                 ])
-        } catch let error as NSError where error.userInfo[IdentityToolkitClient.httpStatusKey] as? Int == 404 {
-            return [:]  // a server without the method does no app verification
+        } catch let error as NSError where Self.sendsNoPushes(error) {
+            return [:]  // the server decides whether a code request without a proof is enough
         }
         guard let receipt = r["receipt"]?.string else {
             throw AuthErrorCode.internalError.error(message: "The verifyClient answer has no receipt.")
@@ -86,6 +86,13 @@ extension Auth {
         let timeout = r["suggestedTimeout"]?.double ?? 5
         let secret = try await waitForPushedSecret(receipt: receipt, timeout: timeout)
         return ["iosReceipt": .string(receipt), "iosSecret": .string(secret)]
+    }
+
+    /// A server without `verifyClient` (404), or one with no APNs key (OPERATION_NOT_ALLOWED), sends no
+    /// push to wait for.
+    static func sendsNoPushes(_ error: NSError) -> Bool {
+        error.userInfo[IdentityToolkitClient.httpStatusKey] as? Int == 404
+            || error.userInfo[AuthErrorUserInfoServerCodeKey] as? String == "OPERATION_NOT_ALLOWED"
     }
 
     /// Waits for `canHandleNotification` to deliver the secret for `receipt`; `notificationNotForwarded`
