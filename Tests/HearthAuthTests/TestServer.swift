@@ -38,14 +38,18 @@ final class TestServer {
     /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
     /// identity providers.
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
-    init(tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false) async throws {
+    /// `apns` (the server's `apns` section) with `appVerification` sets up phone app verification.
+    init(
+        tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
+        appVerification: String = "disabled", apns: [String: Any]? = nil
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let project: [String: Any] = [
             "projectId": Self.projectID, "apiKeys": [Self.apiKey], "tokens": tokens, "federation": federation,
             "rateLimits": ["signUpsPerIPPerHour": 0, "failedPasswordsPerIP": 0, "failedPasswordsPerAccount": 0],
             "phone": [
-                "appVerification": "disabled",
+                "appVerification": appVerification,
                 "testPhoneNumbers": [
                     Self.testPhone: Self.testCode, Self.otherTestPhone: Self.otherTestCode,
                     Self.seedTestPhone: Self.seedTestCode,
@@ -53,7 +57,9 @@ final class TestServer {
             ],
         ]
         let config = directory.appendingPathComponent("hearth.json")
-        try JSONSerialization.data(withJSONObject: ["projects": [project]]).write(to: config)
+        var server: [String: Any] = ["projects": [project]]
+        if let apns { server["apns"] = apns }
+        try JSONSerialization.data(withJSONObject: server).write(to: config)
 
         let output = Pipe()
         process.executableURL = Self.binary
