@@ -185,6 +185,29 @@ struct AppVerificationTests {
         }
     }
 
+    @Test func recaptchaConfigTellsClientsWhereReCAPTCHAIsEnforced() async throws {
+        let verifier = RecaptchaVerifier(configuration: .init(secret: "server-secret", siteKey: "site-key-1"))
+        for (mode, phone) in [(AppVerification.recaptcha, "ENFORCE"), (.apns, "OFF"), (.disabled, "OFF")] {
+            let h = try await Harness(recaptcha: verifier) { $0.phone.appVerification = mode }
+            try await h.run { (c: Client) async throws in
+                let answer = try await c.send(
+                    "/v2/recaptchaConfig?clientType=CLIENT_TYPE_IOS&version=RECAPTCHA_ENTERPRISE", method: .get)
+                #expect(answer.status == 200)
+                #expect(answer.string("recaptchaKey") == "projects/\(h.projectID)/keys/site-key-1")
+                #expect(
+                    answer["recaptchaEnforcementState"]
+                        == [
+                            ["provider": "EMAIL_PASSWORD_PROVIDER", "enforcementState": "OFF"],
+                            ["provider": "PHONE_PROVIDER", "enforcementState": .string(phone)],
+                        ])
+            }
+        }
+        let bare = try await Harness()
+        try await bare.run { (c: Client) async throws in
+            #expect(try await c.send("/v2/recaptchaConfig", method: .get).string("recaptchaKey") == nil)
+        }
+    }
+
     /// ES256 over `header.claims`, with the team as issuer and the key id in the header, as APNs requires.
     static func checkProviderToken(_ jwt: String) throws {
         let parts = jwt.split(separator: ".").map(String.init)

@@ -40,7 +40,25 @@ public struct AppProof: Sendable {
     }
 }
 
+/// What `v2/recaptchaConfig` tells clients: the site key, and where reCAPTCHA is enforced.
+public struct RecaptchaConfig: Sendable, Equatable {
+    /// `projects/<project>/keys/<site key>`, Identity Platform's resource name; nil without a site key.
+    public let recaptchaKey: String?
+    /// `ENFORCE` or `OFF` by provider: `EMAIL_PASSWORD_PROVIDER`, `PHONE_PROVIDER`.
+    public let enforcement: [String: String]
+}
+
 extension AuthEngine {
+    /// Phone codes need reCAPTCHA only in `recaptcha` mode; in `apns` mode clients should use the push
+    /// (reCAPTCHA is only a fallback there), and password sign-in never asks for it.
+    public func recaptchaConfig(origin: RequestOrigin) -> RecaptchaConfig {
+        let siteKey = recaptcha?.configuration.siteKey.nonEmpty
+        let phone = origin.project.phone.appVerification == .recaptcha ? "ENFORCE" : "OFF"
+        return RecaptchaConfig(
+            recaptchaKey: siteKey.map { "projects/\(origin.project.projectID)/keys/\($0)" },
+            enforcement: ["EMAIL_PASSWORD_PROVIDER": "OFF", "PHONE_PROVIDER": phone])
+    }
+
     /// A receipt lives this long: the push, the user reading the SMS prompt, and the code request.
     static let appReceiptLifetimeSeconds = 600
     /// Stands in for the phone number of a receipt kept as a `PhoneProof` (single use, expiring, hashed):

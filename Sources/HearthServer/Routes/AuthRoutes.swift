@@ -112,6 +112,9 @@ public struct AuthRoutes: Sendable {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)
             }
+            router.get("\(prefix)/v2/recaptchaConfig") { request, context in
+                try await respond(request, context, hasProject: false, recaptchaConfig)
+            }
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
             router.post(path) { request, context in try await respond(request, context, hasProject: false, token) }

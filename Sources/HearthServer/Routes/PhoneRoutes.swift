@@ -1,7 +1,8 @@
 import HearthCore
 import HearthEngine
 
-/// Phone sign-in: `accounts:verifyClient`, `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`.
+/// Phone sign-in: `accounts:verifyClient`, `v2/recaptchaConfig`, `accounts:sendVerificationCode` and
+/// `accounts:signInWithPhoneNumber`.
 extension AuthRoutes {
     func sendVerificationCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let session = try await engine.sendVerificationCode(
@@ -21,6 +22,20 @@ extension AuthRoutes {
             VerifyClientRequest(appToken: try wire.string("appToken"), isSandbox: try wire.bool("isSandbox") ?? false),
             origin: origin)
         return ["receipt": .string(result.receipt), "suggestedTimeout": .string(String(result.suggestedTimeoutSeconds))]
+    }
+
+    /// `v2/recaptchaConfig`: the reCAPTCHA site key and enforcement, which FirebaseAuth reads before a
+    /// phone or password request.
+    func recaptchaConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let config = engine.recaptchaConfig(origin: origin)
+        var answer: [String: JSONValue] = [
+            "recaptchaEnforcementState": .array(
+                config.enforcement.sorted { $0.key < $1.key }.map {
+                    ["provider": .string($0.key), "enforcementState": .string($0.value)]
+                })
+        ]
+        if let key = config.recaptchaKey { answer["recaptchaKey"] = .string(key) }
+        return .object(answer)
     }
 
     func signInWithPhoneNumber(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
