@@ -124,7 +124,8 @@ public final class APNsSender: SilentPushSender {
         guard response.status.code == 200 else {
             let answer = body.flatMap { try? JSONValue.parse(Array($0.readableBytesView)) }
             throw SilentPushFailed(
-                status: Int(response.status.code), reason: answer?["reason"]?.stringValue ?? "HTTP \(response.status.code)")
+                status: Int(response.status.code),
+                reason: answer?["reason"]?.stringValue ?? "HTTP \(response.status.code)")
         }
     }
 }

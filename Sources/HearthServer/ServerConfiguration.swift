@@ -109,7 +109,8 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
             }
             if p.phone.appVerification == .apns, !apns.isConfigured {
                 throw ConfigurationError(
-                    "project \(p.projectID) verifies apps by APNs push: set apns.topic, teamId, keyId and key or keyFile")
+                    "project \(p.projectID) verifies apps by APNs push: set apns.topic, teamId, keyId and key or keyFile"
+                )
             }
             do { try PhoneSettings.validate(testPhoneNumbers: p.phone.testPhoneNumbers) } catch {
                 throw ConfigurationError("project \(p.projectID): \(error.detail ?? error.message)")

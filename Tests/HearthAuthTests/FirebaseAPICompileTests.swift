@@ -151,8 +151,10 @@ enum FirebaseAPIUsage {
         let github = GitHubAuthProvider.credential(withToken: accessToken)
         let twitter = TwitterAuthProvider.credential(withToken: accessToken, secret: "secret")
         let apple = OAuthProvider.appleCredential(withIDToken: idToken, rawNonce: rawNonce, fullName: nil)
-        let appleNoNonce = OAuthProvider.credential(providerID: AuthProviderID.apple, idToken: idToken, rawNonce: rawNonce)
-        let oidc = OAuthProvider.credential(providerID: .custom("oidc.example"), idToken: idToken, accessToken: accessToken)
+        let appleNoNonce = OAuthProvider.credential(
+            providerID: AuthProviderID.apple, idToken: idToken, rawNonce: rawNonce)
+        let oidc = OAuthProvider.credential(
+            providerID: .custom("oidc.example"), idToken: idToken, accessToken: accessToken)
         let withIDToken = OAuthProvider.credential(providerID: .google, idToken: idToken)
         let withAccess = OAuthProvider.credential(providerID: .gitHub, accessToken: accessToken)
         let legacy = OAuthProvider.credential(withProviderID: "oidc.example", idToken: idToken, rawNonce: nil)
@@ -228,7 +230,8 @@ enum FirebaseAPIUsage {
             }
             UserDefaults.standard.set(verificationID, forKey: "authVerificationID")
         }
-        let verificationID = try await PhoneAuthProvider.provider().verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate)
+        let verificationID = try await PhoneAuthProvider.provider().verifyPhoneNumber(
+            phoneNumber, uiDelegate: uiDelegate)
         _ = try await PhoneAuthProvider.provider(auth: Auth.auth()).verifyPhoneNumber(phoneNumber)
         let credential: PhoneAuthCredential = PhoneAuthProvider.provider().credential(
             withVerificationID: verificationID, verificationCode: code)

@@ -71,7 +71,8 @@ final class KeyServer: @unchecked Sendable {
             received.append(contentsOf: buffer[0..<count])
             guard let end = received.range(of: Data("\r\n\r\n".utf8)) else { continue }
             let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
-            let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
                 .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
             if received.count - end.upperBound >= length {
                 return (head, Data(received[end.upperBound..<(end.upperBound + length)]))

@@ -64,7 +64,9 @@ struct WebSignInTests {
             endpoint: Self.options.endpoint, tenantID: nil, languageCode: nil, sessionID: "raw-session")
         let link = "https://auth.example.com/__/auth/callback?code=abc&state=xyz"
         var deepLink = URLComponents(string: "https://auth.example.com/__/auth/callback")!
-        deepLink.queryItems = [URLQueryItem(name: "authType", value: "signInWithRedirect"), .init(name: "link", value: link)]
+        deepLink.queryItems = [
+            URLQueryItem(name: "authType", value: "signInWithRedirect"), .init(name: "link", value: link),
+        ]
         var callback = URLComponents(string: "hearth-my-project://firebaseauth/link")!
         callback.queryItems = [URLQueryItem(name: "deep_link_id", value: deepLink.url!.absoluteString)]
 
@@ -120,7 +122,9 @@ struct APNSNotificationTests {
         #expect(auth.canHandleNotification(["com.google.firebase.auth": #"{"receipt":"r2","secret":"s2"}"#]))
         #expect(try await auth.waitForPushedSecret(receipt: "r2", timeout: 10) == "s2")
 
-        let late = await #expect(throws: NSError.self) { try await auth.waitForPushedSecret(receipt: "r3", timeout: 0.2) }
+        let late = await #expect(throws: NSError.self) {
+            try await auth.waitForPushedSecret(receipt: "r3", timeout: 0.2)
+        }
         #expect(late?.code == AuthErrorCode.notificationNotForwarded.rawValue)
     }
 }

@@ -62,10 +62,12 @@ final class FakeAPNs: Sendable {
             let bytes = try await request.body.collect(upTo: 1 << 16)
             let json = try JSONValue.parse(Array(bytes.readableBytesView))
             self.pushes.withLock {
-                $0.append(Push(path: request.uri.path, headers: request.headers, scheme: request.head.scheme, body: json))
+                $0.append(
+                    Push(path: request.uri.path, headers: request.headers, scheme: request.head.scheme, body: json))
             }
             if let (status, reason) = self.refuse.withLock({ $0 }) {
-                return Response(status: status, body: .init(byteBuffer: ByteBuffer(string: #"{"reason":"\#(reason)"}"#)))
+                return Response(
+                    status: status, body: .init(byteBuffer: ByteBuffer(string: #"{"reason":"\#(reason)"}"#)))
             }
             return Response(status: .ok, headers: [HTTPField.Name("apns-id")!: UUID().uuidString])
         }
@@ -159,7 +161,8 @@ struct AppVerificationTests {
 
                 // Test numbers need no proof, as in Firebase.
                 #expect(
-                    try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505553434"]).status == 200)
+                    try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505553434"]).status == 200
+                )
 
                 // Sandbox tokens go to the sandbox host; a token APNs refuses is the app's fault.
                 apns.refuse.withLock { $0 = (.badRequest, "BadDeviceToken") }

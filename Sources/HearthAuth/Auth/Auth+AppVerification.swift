@@ -27,13 +27,19 @@ extension Auth {
     /// The APNs token given by the app (`setAPNSToken(_:type:)`); setting it sets the type `unknown`.
     public var apnsToken: Data? {
         get { state.withLock { $0.apns.token } }
-        set { state.withLock { $0.apns.token = newValue; $0.apns.type = .unknown } }
+        set {
+            state.withLock {
+                $0.apns.token = newValue; $0.apns.type = .unknown
+            }
+        }
     }
 
     /// Passes the app's APNs device token, from
     /// `application(_:didRegisterForRemoteNotificationsWithDeviceToken:)`.
     public func setAPNSToken(_ token: Data, type: AuthAPNSTokenType) {
-        state.withLock { $0.apns.token = token; $0.apns.type = type }
+        state.withLock {
+            $0.apns.token = token; $0.apns.type = type
+        }
     }
 
     /// Hands a remote notification to Auth; true when it is the server's verification push (the app

@@ -137,13 +137,16 @@ extension Auth {
         }
         if tokenChanged {
             // On the main actor, as FirebaseAuth posts it on the main thread; the object is this Auth.
-            Task { @MainActor in NotificationCenter.default.post(name: Self.authStateDidChangeNotification, object: self) }
+            Task { @MainActor in
+                NotificationCenter.default.post(name: Self.authStateDidChangeNotification, object: self)
+            }
         }
     }
 
     /// Posted (on the main actor, with this `Auth` as the object) whenever the ID token listeners
     /// run: a sign-in, a sign-out, a new ID token.
-    public static let authStateDidChangeNotification = NSNotification.Name(rawValue: "FIRAuthStateDidChangeNotification")
+    public static let authStateDidChangeNotification = NSNotification.Name(
+        rawValue: "FIRAuthStateDidChangeNotification")
 }
 
 extension NSNotification.Name {

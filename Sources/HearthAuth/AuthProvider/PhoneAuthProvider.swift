@@ -83,7 +83,8 @@ public final class PhoneAuthProvider: Sendable {
         completion: (@MainActor @Sendable (String?, Error?) -> Void)?
     ) {
         complete(completion) {
-            try await self.verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
+            try await self.verifyPhoneNumber(
+                phoneNumber, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
         }
     }
 

@@ -16,7 +16,8 @@
         func open(_ url: URL, callbackScheme: String) async throws -> URL {
             defer { session = nil }
             return try await withCheckedThrowingContinuation { continuation in
-                let session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackScheme) { callback, error in
+                let session = ASWebAuthenticationSession(url: url, callbackURLScheme: callbackScheme) {
+                    callback, error in
                     if let callback {
                         continuation.resume(returning: callback)
                     } else if let error = error as? ASWebAuthenticationSessionError, error.code == .canceledLogin {

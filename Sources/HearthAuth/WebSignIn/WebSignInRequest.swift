@@ -44,7 +44,9 @@ struct WebSignInRequest: Sendable {
             URLQueryItem(name: "redirectUrl", value: "\(callbackScheme)://firebaseauth/link"),
         ]
         if let tenantID { items.append(URLQueryItem(name: "tid", value: tenantID)) }
-        if let scopes, !scopes.isEmpty { items.append(URLQueryItem(name: "scopes", value: scopes.joined(separator: ","))) }
+        if let scopes, !scopes.isEmpty {
+            items.append(URLQueryItem(name: "scopes", value: scopes.joined(separator: ",")))
+        }
         if let customParameters, !customParameters.isEmpty {
             let json = JSON.object(customParameters.mapValues { .string($0) }).data
             items.append(URLQueryItem(name: "customParameters", value: String(decoding: json, as: UTF8.self)))

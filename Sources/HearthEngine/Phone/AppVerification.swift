@@ -31,7 +31,8 @@ public struct AppProof: Sendable {
     public var hasAndroidProof: Bool
 
     public init(
-        recaptchaToken: String? = nil, iosReceipt: String? = nil, iosSecret: String? = nil, hasAndroidProof: Bool = false
+        recaptchaToken: String? = nil, iosReceipt: String? = nil, iosSecret: String? = nil,
+        hasAndroidProof: Bool = false
     ) {
         self.recaptchaToken = recaptchaToken
         self.iosReceipt = iosReceipt
@@ -72,7 +73,8 @@ extension AuthEngine {
             throw AuthError(.invalidAppCredential, "The APNs device token is not hex.")
         }
         guard let silentPush else {
-            throw AuthError(.operationNotAllowed, "This server has no APNs key configured; app verification by push is off.")
+            throw AuthError(
+                .operationNotAllowed, "This server has no APNs key configured; app verification by push is off.")
         }
         // Every receipt costs a push: the same per-IP limits as codes.
         if !isEmulator {

@@ -11,7 +11,9 @@ extension AuthRoutes {
                 proof: AppProof(
                     recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
                     iosReceipt: try wire.string("iosReceipt"), iosSecret: try wire.string("iosSecret"),
-                    hasAndroidProof: try ["playIntegrityToken", "safetyNetToken"].contains { try wire.string($0) != nil })),
+                    hasAndroidProof: try ["playIntegrityToken", "safetyNetToken"].contains {
+                        try wire.string($0) != nil
+                    })),
             origin: origin)
         return ["sessionInfo": .string(session)]
     }
@@ -21,7 +23,9 @@ extension AuthRoutes {
         let result = try await engine.verifyClient(
             VerifyClientRequest(appToken: try wire.string("appToken"), isSandbox: try wire.bool("isSandbox") ?? false),
             origin: origin)
-        return ["receipt": .string(result.receipt), "suggestedTimeout": .string(String(result.suggestedTimeoutSeconds))]
+        return [
+            "receipt": .string(result.receipt), "suggestedTimeout": .string(String(result.suggestedTimeoutSeconds)),
+        ]
     }
 
     /// `v2/recaptchaConfig`: the reCAPTCHA site key and enforcement, which FirebaseAuth reads before a
