@@ -27,7 +27,9 @@ enum FirebaseAPIUsage {
         HearthApp.configure(options: HearthOptions(apiKey: "key", projectID: "project", endpoint: nil))
         let auth: Auth = Auth.auth()
         let other: Auth = Auth.auth(app: HearthApp.app()!)
-        _ = other
+        _ = other.app?.name
+        let app: HearthApp? = auth.app
+        _ = app
         auth.useEmulator(withHost: "127.0.0.1", port: 9099)
         auth.languageCode = "fr"
         auth.useAppLanguage()

@@ -39,11 +39,11 @@ extension Auth {
     }
 
     private func userStore(forAccessGroup accessGroup: String?) throws -> any AuthUserStore {
-        guard let accessGroup else { return app.userStore }
+        guard let accessGroup else { return hearthApp.userStore }
         let shared = state.withLock { $0.shareAuthStateAcrossDevices }
-        guard let store = app.userStore.store(forAccessGroup: accessGroup, sharedAcrossDevices: shared) else {
+        guard let store = hearthApp.userStore.store(forAccessGroup: accessGroup, sharedAcrossDevices: shared) else {
             throw AuthErrorCode.keychainError.error(
-                message: "The app's AuthUserStore (\(type(of: app.userStore))) cannot share an access group.")
+                message: "The app's AuthUserStore (\(type(of: hearthApp.userStore))) cannot share an access group.")
         }
         return store
     }

@@ -64,7 +64,7 @@ extension Auth {
     /// True when `url` is the redirect of this app's web sign-in (`hearth-<project>://firebaseauth/…`),
     /// which `ASWebAuthenticationSession` delivers itself; the app need not handle it.
     public func canHandle(_ url: URL) -> Bool {
-        url.scheme?.lowercased() == WebSignInRequest.callbackScheme(for: app.options) && url.host == "firebaseauth"
+        url.scheme?.lowercased() == WebSignInRequest.callbackScheme(for: hearthApp.options) && url.host == "firebaseauth"
     }
 
     /// The `sendVerificationCode` fields that prove the app: the receipt and pushed secret, or none

@@ -4,7 +4,9 @@ import Synchronization
 /// The entry point of the SDK, shaped as FirebaseAuth's `Auth`: one instance per configured app,
 /// holding the signed-in user, signing users in and out, and telling listeners.
 public final class Auth: Sendable {
-    public let app: HearthApp
+    /// The app this `Auth` belongs to; never nil (optional as FirebaseAuth's, whose `app` is weak).
+    public var app: HearthApp? { hearthApp }
+    let hearthApp: HearthApp
 
     struct State {
         var currentUser: User?
@@ -25,7 +27,7 @@ public final class Auth: Sendable {
     private static let instances = Mutex<[String: Auth]>([:])
 
     init(app: HearthApp) {
-        self.app = app
+        self.hearthApp = app
         state = Mutex(State(tenantID: app.options.tenantID, userStore: app.userStore))
         if let record = loadStoredRecord(from: app.userStore, key: storeKey(nil)) {
             state.withLock { $0.currentUser = User(record: record, auth: self) }
@@ -42,10 +44,10 @@ public final class Auth: Sendable {
 
     /// The `Auth` of a given app; the same instance every time for the same app.
     public static func auth(app: HearthApp) -> Auth {
-        if let existing = instances.withLock({ $0[app.name] }), existing.app === app { return existing }
+        if let existing = instances.withLock({ $0[app.name] }), existing.hearthApp === app { return existing }
         let created = Auth(app: app)
         return instances.withLock { instances in
-            if let existing = instances[app.name], existing.app === app { return existing }
+            if let existing = instances[app.name], existing.hearthApp === app { return existing }
             instances[app.name] = created
             return created
         }
@@ -100,7 +102,7 @@ public final class Auth: Sendable {
     var client: IdentityToolkitClient {
         state.withLock {
             IdentityToolkitClient(
-                apiKey: app.options.apiKey, baseURL: $0.endpointOverride ?? app.options.endpoint,
+                apiKey: hearthApp.options.apiKey, baseURL: $0.endpointOverride ?? hearthApp.options.endpoint,
                 languageCode: $0.languageCode, tenantID: $0.tenantID)
         }
     }
@@ -113,7 +115,7 @@ public final class Auth: Sendable {
 
     /// Makes `user` (signed in with another `Auth` of the same project, say) the current user.
     public func updateCurrentUser(_ user: User) async throws {
-        guard user.auth.app.options.apiKey == app.options.apiKey else {
+        guard user.auth.hearthApp.options.apiKey == hearthApp.options.apiKey else {
             throw AuthErrorCode.invalidUserToken.error(message: "The user was signed in with a different API key.")
         }
         if user.auth !== self { user.moveTo(self) }
@@ -125,7 +127,8 @@ public final class Auth: Sendable {
     /// The current user's key in the store: per app, or per API key in a shared access group, so an
     /// app and its extensions (each its own bundle) find the same user there, as in FirebaseAuth.
     func storeKey(_ accessGroup: String?) -> String {
-        accessGroup == nil ? "hearth_auth_\(app.name)_\(app.options.apiKey)" : "hearth_auth_\(app.options.apiKey)"
+        let options = hearthApp.options
+        return accessGroup == nil ? "hearth_auth_\(hearthApp.name)_\(options.apiKey)" : "hearth_auth_\(options.apiKey)"
     }
 
     var userStore: any AuthUserStore { state.withLock { $0.userStore } }

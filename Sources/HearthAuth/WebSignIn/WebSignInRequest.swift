@@ -102,10 +102,10 @@ extension Auth {
         -> WebSignInRequest
     {
         let (endpoint, tenantID, languageCode) = state.withLock {
-            ($0.endpointOverride ?? app.options.endpoint, $0.tenantID, $0.languageCode)
+            ($0.endpointOverride ?? hearthApp.options.endpoint, $0.tenantID, $0.languageCode)
         }
         return WebSignInRequest(
-            providerID: providerID, scopes: scopes, customParameters: customParameters, options: app.options,
+            providerID: providerID, scopes: scopes, customParameters: customParameters, options: hearthApp.options,
             endpoint: endpoint, tenantID: tenantID, languageCode: languageCode)
     }
 }
