@@ -17,6 +17,8 @@ final class ManualClock: Sendable {
     private let current: Mutex<Date>
     init(_ start: Date = Date()) { current = Mutex(start) }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    /// Catches up with the wall clock (never goes back), for code that stamps real time, such as an SDK minting JWTs.
+    func catchUp() { current.withLock { $0 = max($0, Date()) } }
     var authClock: AuthClock { AuthClock { self.current.withLock { $0 } } }
 }
 
