@@ -80,6 +80,7 @@ let package = Package(
             name: "HearthProviders",
             dependencies: [
                 "HearthCore", "HearthTokens",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -172,6 +173,8 @@ let package = Package(
             dependencies: [
                 "HearthAuth", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // Tests only: "Apple's" Game Center certificate.
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
     ]

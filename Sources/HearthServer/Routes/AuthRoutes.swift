@@ -49,6 +49,7 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "batchDelete", v3: nil, client: nil, admin: adminBatchDelete),
             AccountsMethod(v1: "query", v3: nil, client: nil, admin: adminQuery),
             AccountsMethod(v1: "signInWithIdp", v3: "verifyAssertion", client: signInWithIdp),
+            AccountsMethod(v1: "signInWithGameCenter", v3: "signInWithGameCenter", client: signInWithGameCenter),
         ]
         for method in methods {
             for prefix in ["", "/identitytoolkit.googleapis.com"] {
