@@ -39,6 +39,29 @@ struct AccessGroupTests {
         #expect(try app.getStoredUser(forAccessGroup: Self.group) == nil)
     }
 
+    /// Refresh tokens rotate, and a rotated one presented again ends the session (here at once: no grace).
+    /// The app and its extension each hold the user in memory; each must continue from the other's rotation.
+    @Test func theAppAndItsExtensionKeepRefreshingAfterEachOthersRotation() async throws {
+        let server = try await TestServer(tokens: ["refreshReuseGraceSeconds": 0])
+        let storeDirectory = server.directory.appendingPathComponent("store")
+        let app = server.makeAuth(store: FileUserStore(directory: storeDirectory))
+        try app.useUserAccessGroup(Self.group)
+        let inApp = try await app.createUser(withEmail: uniqueEmail(), password: "shared secret").user
+        let appExtension = server.makeAuth(store: FileUserStore(directory: storeDirectory))
+        try appExtension.useUserAccessGroup(Self.group)
+        let inExtension = try #require(appExtension.currentUser)
+
+        for _ in 0..<2 {
+            _ = try await inApp.getIDToken(forcingRefresh: true)
+            _ = try await inExtension.getIDToken(forcingRefresh: true)
+        }
+        #expect(app.currentUser?.uid == inApp.uid)
+        #expect(appExtension.currentUser?.uid == inApp.uid)
+        // Each refresh continued from the other's rotation, so the session is still whole.
+        _ = try await inApp.getIDToken(forcingRefresh: true)
+        #expect(app.currentUser != nil && appExtension.currentUser != nil)
+    }
+
     @Test func movingIntoAGroupLeavesTheAppsOwnUserBehind() async throws {
         let server = try await TestServer()
         let storeDirectory = server.directory.appendingPathComponent("store")

@@ -38,6 +38,15 @@ extension Auth {
         return loadStoredRecord(from: store, key: storeKey(accessGroup)).map { User(record: $0, auth: self) }
     }
 
+    /// The tokens the access group's store holds for `uid`, if the current user lives in a group (where
+    /// other processes write too); nil otherwise.
+    func sharedStoredTokens(uid: String) -> TokenSet? {
+        state.withLock { s in
+            guard let group = s.userAccessGroup, s.currentUser?.uid == uid else { return nil }
+            return loadStoredRecord(from: s.userStore, key: storeKey(group)).flatMap { $0.uid == uid ? $0.tokens : nil }
+        }
+    }
+
     private func userStore(forAccessGroup accessGroup: String?) throws -> any AuthUserStore {
         guard let accessGroup else { return hearthApp.userStore }
         let shared = state.withLock { $0.shareAuthStateAcrossDevices }
