@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Tests only: the local HTTP/2 TLS server that plays APNs (already resolved through hummingbird).
     ],
     targets: [
         // Domain types, error catalogue, validation, password hashing. No I/O.
@@ -84,6 +85,7 @@ let package = Package(
             name: "HearthProviders",
             dependencies: [
                 "HearthCore", "HearthTokens",
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -172,6 +174,10 @@ let package = Package(
                 "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
                 "HearthAdminHummingbird", "HearthPages",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -183,6 +189,8 @@ let package = Package(
             dependencies: [
                 "HearthAuth", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // Tests only: "Apple's" Game Center certificate.
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
     ]

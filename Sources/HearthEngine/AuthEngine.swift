@@ -52,6 +52,10 @@ public final class AuthEngine: Sendable {
     let emailPacing = EmailPacing()
     /// Checks reCAPTCHA tokens for projects that require them.
     public let recaptcha: RecaptchaVerifier?
+    /// Sends phone app verification's silent push (APNs) for `verifyClient`; nil when not configured.
+    public let silentPush: SilentPushSender?
+    /// The `suggestedTimeout` `verifyClient` answers with.
+    let silentPushTimeoutSeconds: Int
     /// Verifies Apple, Google, Facebook and OIDC credentials; holds the shared remote-JWKS cache.
     public let identityProviders: IdentityProviders
     /// Calls the project's blocking functions (`beforeCreate`, `beforeSignIn`).
@@ -61,7 +65,8 @@ public final class AuthEngine: Sendable {
     public init(
         store: AuthStore, projects: ProjectRegistry, idTokens: IDTokenService, hasher: PasswordHasher,
         clock: AuthClock = .system, random: SecureRandom = .system, smsSender: SMSSender? = nil,
-        emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil, identityProviders: IdentityProviders? = nil,
+        emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil, silentPush: SilentPushSender? = nil,
+        silentPushTimeoutSeconds: Int = 5, identityProviders: IdentityProviders? = nil,
         blockingFunctions: BlockingFunctionClient = .init(), logger: Logger = Logger(label: "hearth.engine")
     ) {
         self.store = store
@@ -75,6 +80,8 @@ public final class AuthEngine: Sendable {
         self.emailSender =
             emailSender ?? (idTokens.unsigned ? OutboxEmailSender(store: store, logger: logger) : UnconfiguredEmailSender())
         self.recaptcha = recaptcha
+        self.silentPush = silentPush
+        self.silentPushTimeoutSeconds = silentPushTimeoutSeconds
         self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.blockingFunctions = blockingFunctions
         self.logger = logger

@@ -12,23 +12,27 @@ public struct RecaptchaVerifier: Sendable {
         public var siteverifyURL: String = "https://www.google.com/recaptcha/api/siteverify"
         /// For reCAPTCHA v3 and Enterprise scores: tokens scoring lower are refused.
         public var minimumScore: Double?
+        /// The public site key clients render reCAPTCHA with, published by `v2/recaptchaConfig`.
+        public var siteKey: String?
 
         public init(
             secret: String? = nil, siteverifyURL: String = "https://www.google.com/recaptcha/api/siteverify",
-            minimumScore: Double? = nil
+            minimumScore: Double? = nil, siteKey: String? = nil
         ) {
             self.secret = secret
             self.siteverifyURL = siteverifyURL
             self.minimumScore = minimumScore
+            self.siteKey = siteKey
         }
 
-        enum CodingKeys: String, CodingKey { case secret, siteverifyURL = "siteverifyUrl", minimumScore }
+        enum CodingKeys: String, CodingKey { case secret, siteverifyURL = "siteverifyUrl", minimumScore, siteKey }
 
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             secret = try c.decodeIfPresent(String.self, forKey: .secret)
             siteverifyURL = try c.decodeIfPresent(String.self, forKey: .siteverifyURL) ?? Configuration().siteverifyURL
             minimumScore = try c.decodeIfPresent(Double.self, forKey: .minimumScore)
+            siteKey = try c.decodeIfPresent(String.self, forKey: .siteKey)
         }
     }
 
@@ -39,7 +43,7 @@ public struct RecaptchaVerifier: Sendable {
         case unavailable
     }
 
-    let configuration: Configuration
+    public let configuration: Configuration
     let client: HTTPClient
 
     public init(configuration: Configuration, client: HTTPClient = .shared) {

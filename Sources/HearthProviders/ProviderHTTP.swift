@@ -33,6 +33,18 @@ public struct ProviderHTTP: Sendable {
         return try await send(request)
     }
 
+    /// The body of a 200 answer as bytes (a certificate, say); INVALID_IDP_RESPONSE otherwise.
+    public func getBytes(_ url: String, limit: Int = 64 * 1024) async throws -> [UInt8] {
+        let host = URL(string: url)?.host ?? url
+        do {
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: timeout)
+            let body = try await response.body.collect(upTo: limit)
+            if response.status.code == 200 { return Array(body.readableBytesView) }
+        } catch {}
+        throw AuthError(
+            .invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
+    }
+
     /// Sends and reads a JSON answer; any status is returned so callers can read providers' error bodies.
     func send(_ request: HTTPClientRequest) async throws -> Reply {
         var request = request

@@ -32,6 +32,8 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var publicURL: String?
     /// reCAPTCHA for projects with `phone.appVerification: "recaptcha"`.
     public var recaptcha: RecaptchaVerifier.Configuration = .init()
+    /// APNs provider key for projects with `phone.appVerification: "apns"` (the silent push of `verifyClient`).
+    public var apns: APNsSender.Configuration = .init()
     /// Connection limits and timeouts, and the reverse proxies trusted to name the client.
     public var http: HTTPSettings = .init()
     public var projects: [ProjectConfig] = []
@@ -40,7 +42,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, email, publicURL, recaptcha, http, projects
+            sqliteDurability, logLevel, sms, email, publicURL, recaptcha, apns, http, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -61,6 +63,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         email = try c.decode(.email, default: d.email)
         publicURL = try c.decodeIfPresent(String.self, forKey: .publicURL)
         recaptcha = try c.decode(.recaptcha, default: d.recaptcha)
+        apns = try c.decode(.apns, default: d.apns)
         http = try c.decode(.http, default: d.http)
         projects = try c.decode(.projects, default: d.projects)
     }
@@ -134,6 +137,11 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
             if p.phone.appVerification == .recaptcha, recaptcha.secret?.isEmpty ?? true {
                 throw ConfigurationError(
                     "project \(p.projectID) verifies apps with reCAPTCHA: set recaptcha.secret or HEARTH_RECAPTCHA_SECRET"
+                )
+            }
+            if p.phone.appVerification == .apns, !apns.isConfigured {
+                throw ConfigurationError(
+                    "project \(p.projectID) verifies apps by APNs push: set apns.topic, teamId, keyId and key or keyFile"
                 )
             }
             do { try PhoneSettings.validate(testPhoneNumbers: p.phone.testPhoneNumbers) } catch {

@@ -68,7 +68,9 @@ struct Runtime {
             hasher: hasher,
             smsSender: configuration.sms.makeSender(store: store, logger: logger, emulator: emulator),
             emailSender: try configuration.email.makeSender(store: store, logger: logger, emulator: emulator),
-            recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha), logger: logger)
+            recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha),
+            silentPush: try configuration.apns.isConfigured ? APNsSender(configuration: configuration.apns) : nil,
+            silentPushTimeoutSeconds: configuration.apns.suggestedTimeoutSeconds, logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }
 

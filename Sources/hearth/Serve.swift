@@ -134,11 +134,16 @@ struct Serve: AsyncParsableCommand {
         ) { port in
             logger.info("operator endpoints (/healthz, /readyz, /metrics) on http://\(operatorHost):\(port)")
         }
-        let services = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: app), .init(service: admin)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-        try await services.run()
+        // The operator's listener must never take the API down with it: if its port is taken, say so and serve on.
+        let operatorListener = Task {
+            do { try await admin.run() } catch is CancellationError {} catch {
+                logger.error(
+                    "operator endpoints could not start on \(operatorHost):\(operatorPort): \(error); the API serves on without them (set --admin-port)"
+                )
+            }
+        }
+        try await app.runService()
+        operatorListener.cancel()
         housekeeping.cancel()
         await runtime.shutdown()
         logger.info("hearth stopped")

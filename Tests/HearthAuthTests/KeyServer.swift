@@ -6,14 +6,17 @@ import Foundation
 
 /// A minimal HTTP server on 127.0.0.1 that answers GETs with fixed JSON bodies: stands in for Apple's key
 /// endpoint, so the real `hearth` binary verifies identity tokens these tests sign, with real signatures.
+/// POSTs go to `onPost` (path, body) and are answered 200 `{}`: APNs, for the silent push.
 /// One connection at a time, `Connection: close`; enough for a key set fetched once per test.
 final class KeyServer: @unchecked Sendable {
     let port: Int
     private let socketFD: Int32
     private let bodies: [String: Data]
+    private let onPost: (@Sendable (String, Data) -> Void)?
 
-    init(bodies: [String: Data]) throws {
+    init(bodies: [String: Data], onPost: (@Sendable (String, Data) -> Void)? = nil) throws {
         self.bodies = bodies
+        self.onPost = onPost
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -42,11 +45,13 @@ final class KeyServer: @unchecked Sendable {
         while true {
             let client = accept(socketFD, nil, nil)
             if client < 0 { return }  // closed by stop()
-            var buffer = [UInt8](repeating: 0, count: 8192)
-            let count = read(client, &buffer, buffer.count)
-            let request = count > 0 ? String(decoding: buffer[0..<count], as: UTF8.self) : ""
+            let (request, posted) = readRequest(client)
             let path = request.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
-            let body = bodies[path]
+            var body = bodies[path]
+            if request.hasPrefix("POST "), let onPost {
+                onPost(path, posted)
+                body = Data("{}".utf8)
+            }
             let head =
                 "HTTP/1.1 \(body == nil ? "404 Not Found" : "200 OK")\r\nContent-Type: application/json\r\n"
                 + "Content-Length: \(body?.count ?? 0)\r\nConnection: close\r\n\r\n"
@@ -54,6 +59,26 @@ final class KeyServer: @unchecked Sendable {
             _ = response.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
             close(client)
         }
+    }
+
+    /// The request head, and the body its Content-Length announces.
+    private func readRequest(_ client: Int32) -> (String, Data) {
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 8192)
+        while true {
+            let count = read(client, &buffer, buffer.count)
+            if count <= 0 { break }
+            received.append(contentsOf: buffer[0..<count])
+            guard let end = received.range(of: Data("\r\n\r\n".utf8)) else { continue }
+            let head = String(decoding: received[..<end.lowerBound], as: UTF8.self)
+            let length =
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+            if received.count - end.upperBound >= length {
+                return (head, Data(received[end.upperBound..<(end.upperBound + length)]))
+            }
+        }
+        return (String(decoding: received, as: UTF8.self), Data())
     }
 
     func stop() {

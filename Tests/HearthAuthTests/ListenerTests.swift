@@ -41,6 +41,32 @@ struct ListenerTests {
         try await Task.sleep(for: .milliseconds(200))
         #expect(await seen.uids.count == 2)
     }
+
+    /// `Auth.authStateDidChangeNotification` (also `.AuthStateDidChange`) is posted on the main actor with
+    /// the `Auth` as object, whenever the ID token listeners run: sign-in, new token, sign-out.
+    @Test func theAuthStateNotificationIsPostedForSignInRefreshAndSignOut() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        let other = server.makeAuth()
+        let seen = Seen()
+        let observer = NotificationCenter.default.addObserver(
+            forName: .AuthStateDidChange, object: auth, queue: nil
+        ) { note in
+            let uid = (note.object as? Auth)?.currentUser?.uid
+            MainActor.assumeIsolated { seen.uids.append(uid) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+
+        let user = try await auth.signInAnonymously().user
+        try await waitUntil { seen.uids.count == 1 }
+        _ = try await other.signInAnonymously()  // another Auth's change is not this one's
+        try await Task.sleep(for: .seconds(1.1))  // ID tokens are per second; make the next one differ
+        _ = try await user.getIDToken(forcingRefresh: true)
+        try await waitUntil { seen.uids.count == 2 }
+        try auth.signOut()
+        try await waitUntil { seen.uids.count == 3 }
+        #expect(await seen.uids == [user.uid, user.uid, nil])
+    }
 }
 
 @MainActor final class Seen {

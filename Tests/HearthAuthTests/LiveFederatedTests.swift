@@ -156,7 +156,7 @@ struct LiveFederatedTests {
             ["iss": "https://www.facebook.com", "aud": "9999", "sub": "fb-1", "iat": now, "exp": now + 600],
             kid: facebook.kid, key: facebook.key)
         let refused = await #expect(throws: NSError.self) {
-            try await auth.signIn(with: OAuthProvider.credential(providerID: .facebook, idToken: wrongApp, rawNonce: nil))
+            try await auth.signIn(with: OAuthProvider.credential(providerID: .facebook, idToken: wrongApp))
         }
         #expect(refused != nil)
     }

@@ -7,7 +7,7 @@ struct PhoneTests {
     @Test func testNumberSignsInWithItsFixedCode() async throws {
         let server = try await TestServer()
         let auth = server.makeAuth()
-        auth.settings.isAppVerificationDisabledForTesting = true
+        auth.settings?.isAppVerificationDisabledForTesting = true
         auth.languageCode = "ko"
         let provider = PhoneAuthProvider.provider(auth: auth)
 
@@ -71,6 +71,51 @@ struct PhoneTests {
         #expect(user.providerData.map(\.providerID) == ["password"])
         let missing = await #expect(throws: NSError.self) { try await user.unlink(fromProvider: "phone") }
         #expect(missing?.code == AuthErrorCode.noSuchProvider.rawValue)
+    }
+
+    @Test func updatePhoneNumberMovesTheAccountToTheNewNumber() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        let user = try await signInWithPhone(auth)
+        let provider = PhoneAuthProvider.provider(auth: auth)
+
+        let id = try await provider.verifyPhoneNumber(TestServer.otherTestPhone, uiDelegate: nil)
+        try await user.updatePhoneNumber(
+            provider.credential(withVerificationID: id, verificationCode: TestServer.otherTestCode))
+        #expect(user.phoneNumber == TestServer.otherTestPhone)
+
+        // The new number signs in to the same account; the old one is free.
+        try auth.signOut()
+        let again = try await provider.verifyPhoneNumber(TestServer.otherTestPhone, uiDelegate: nil)
+        let signedIn = try await auth.signIn(
+            with: provider.credential(withVerificationID: again, verificationCode: TestServer.otherTestCode))
+        #expect(signedIn.user.uid == user.uid)
+        #expect(signedIn.additionalUserInfo?.isNewUser == false)
+
+        // A number that belongs to another account is refused, with that account's credential.
+        let other = try await signInWithPhone(server.makeAuth())
+        #expect(other.uid != user.uid)
+        let taken = try await provider.verifyPhoneNumber(TestServer.testPhone, uiDelegate: nil)
+        let error = await #expect(throws: NSError.self) {
+            try await signedIn.user.updatePhoneNumber(
+                provider.credential(withVerificationID: taken, verificationCode: TestServer.testCode))
+        }
+        #expect(error?.code == AuthErrorCode.credentialAlreadyInUse.rawValue)
+        #expect(error?.userInfo[AuthErrorUserInfoUpdatedCredentialKey] is PhoneAuthCredential)
+        #expect(signedIn.user.phoneNumber == TestServer.otherTestPhone)
+    }
+
+    /// With an APNs token the SDK asks `accounts:verifyClient` first, as FirebaseAuth does; a server with
+    /// no APNs key (OPERATION_NOT_ALLOWED) gets the plain request, which a project without app
+    /// verification accepts.
+    @Test func anAPNSTokenIsHarmlessWhenTheServerSendsNoPushes() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        let deviceToken = Data((0..<32).map { UInt8($0 * 7 % 256) })  // APNs tokens are 32 bytes
+        auth.setAPNSToken(deviceToken, type: .sandbox)
+        #expect(auth.apnsToken == deviceToken)
+        let user = try await signInWithPhone(auth)
+        #expect(user.phoneNumber == TestServer.testPhone)
     }
 
     private func signInWithPhone(_ auth: Auth) async throws -> User {

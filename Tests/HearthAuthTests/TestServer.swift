@@ -38,10 +38,12 @@ final class TestServer {
     /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
     /// identity providers.
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
-    /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings.
+    /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings;
+    /// `apns` (the server's `apns` section) with `appVerification` sets up phone app verification.
     init(
         tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
-        mfa: [String: Any] = [:], phone: [String: Any] = [:]
+        mfa: [String: Any] = [:], phone: [String: Any] = [:], appVerification: String = "disabled",
+        apns: [String: Any]? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -49,7 +51,7 @@ final class TestServer {
             "projectId": Self.projectID, "apiKeys": [Self.apiKey], "tokens": tokens, "federation": federation,
             "rateLimits": ["signUpsPerIPPerHour": 0, "failedPasswordsPerIP": 0, "failedPasswordsPerAccount": 0],
             "phone": [
-                "appVerification": "disabled",
+                "appVerification": appVerification,
                 "testPhoneNumbers": [
                     Self.testPhone: Self.testCode, Self.otherTestPhone: Self.otherTestCode,
                     Self.seedTestPhone: Self.seedTestCode,
@@ -62,7 +64,9 @@ final class TestServer {
             project["phone"] = phoneSettings
         }
         let config = directory.appendingPathComponent("hearth.json")
-        try JSONSerialization.data(withJSONObject: ["projects": [project]]).write(to: config)
+        var server: [String: Any] = ["projects": [project]]
+        if let apns { server["apns"] = apns }
+        try JSONSerialization.data(withJSONObject: server).write(to: config)
 
         let output = Pipe()
         process.executableURL = Self.binary

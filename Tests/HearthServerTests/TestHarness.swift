@@ -56,8 +56,8 @@ struct Harness {
 
     init(
         smsSender: SMSSender? = nil, emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil,
-        emulator: Bool = false, providerTimeout: Duration = .seconds(60), liveClock: Bool = false,
-        kek: KeyEncryptionKey? = nil,
+        silentPush: SilentPushSender? = nil, emulator: Bool = false, providerTimeout: Duration = .seconds(60),
+        liveClock: Bool = false, kek: KeyEncryptionKey? = nil,
         configure: (inout ProjectConfig) -> Void = { _ in }
     ) async throws {
         self.emulator = emulator
@@ -77,7 +77,7 @@ struct Harness {
             hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
             clock: clock.authClock, smsSender: smsSender,
             emailSender: emailSender ?? OutboxEmailSender(store: store, logger: testLogger),
-            recaptcha: recaptcha,
+            recaptcha: recaptcha, silentPush: silentPush,
             identityProviders: IdentityProviders(timeout: providerTimeout, clock: clock.authClock),
             logger: testLogger)
     }

@@ -53,6 +53,10 @@ extension Auth {
             return try await completeSignIn(
                 r, info: AdditionalUserInfo(idpResponse: r, providerID: oauth.provider),
                 credential: OAuthCredential(idpResponse: r))
+        case let gameCenter as GameCenterAuthCredential:
+            let r = try await client.call(.v1("accounts:signInWithGameCenter"), gameCenter.body(idToken: nil))
+            return try await completeSignIn(
+                r, info: AdditionalUserInfo(providerID: gameCenter.provider, isNewUser: r["isNewUser"]?.bool ?? false))
         default:
             throw AuthErrorCode.invalidCredential.error(message: "Unsupported credential \(credential.provider).")
         }

@@ -4,9 +4,9 @@ import Synchronization
 /// The entry point of the SDK, shaped as FirebaseAuth's `Auth`: one instance per configured app,
 /// holding the signed-in user, signing users in and out, and telling listeners.
 public final class Auth: Sendable {
-    public let app: HearthApp
-    /// Options that change how requests are made (phone app verification).
-    public let settings = AuthSettings()
+    /// The app this `Auth` belongs to; never nil (optional as FirebaseAuth's, whose `app` is weak).
+    public var app: HearthApp? { hearthApp }
+    let hearthApp: HearthApp
 
     struct State {
         var currentUser: User?
@@ -14,15 +14,22 @@ public final class Auth: Sendable {
         var endpointOverride: URL?
         var tenantID: String?
         var listeners: [UUID: AuthListener] = [:]
+        var settings: AuthSettings? = AuthSettings()
+        /// Where the current user is kept: the app's store, or the access group's after `useUserAccessGroup`.
+        var userStore: any AuthUserStore
+        var userAccessGroup: String?
+        var shareAuthStateAcrossDevices = false
+        var customAuthDomain: String?
+        var apns = APNSState()
     }
 
     let state: Mutex<State>
     private static let instances = Mutex<[String: Auth]>([:])
 
     init(app: HearthApp) {
-        self.app = app
-        state = Mutex(State(tenantID: app.options.tenantID))
-        if let record = loadStoredRecord() {
+        self.hearthApp = app
+        state = Mutex(State(tenantID: app.options.tenantID, userStore: app.userStore))
+        if let record = loadStoredRecord(from: app.userStore, key: storeKey(nil)) {
             state.withLock { $0.currentUser = User(record: record, auth: self) }
         }
     }
@@ -37,10 +44,10 @@ public final class Auth: Sendable {
 
     /// The `Auth` of a given app; the same instance every time for the same app.
     public static func auth(app: HearthApp) -> Auth {
-        if let existing = instances.withLock({ $0[app.name] }), existing.app === app { return existing }
+        if let existing = instances.withLock({ $0[app.name] }), existing.hearthApp === app { return existing }
         let created = Auth(app: app)
         return instances.withLock { instances in
-            if let existing = instances[app.name], existing.app === app { return existing }
+            if let existing = instances[app.name], existing.hearthApp === app { return existing }
             instances[app.name] = created
             return created
         }
@@ -58,6 +65,20 @@ public final class Auth: Sendable {
     public var languageCode: String? {
         get { state.withLock { $0.languageCode } }
         set { state.withLock { $0.languageCode = newValue } }
+    }
+
+    /// Options that change how requests are made (phone app verification); optional and settable
+    /// as in FirebaseAuth, never nil unless the app sets it so.
+    public var settings: AuthSettings? {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue } }
+    }
+
+    /// A custom domain for the web sign-in handler, as in FirebaseAuth. HearthAuth serves the handler
+    /// from the configured endpoint, so this is kept but not used.
+    public var customAuthDomain: String? {
+        get { state.withLock { $0.customAuthDomain } }
+        set { state.withLock { $0.customAuthDomain = newValue } }
     }
 
     /// Sets `languageCode` to the device's preferred language.
@@ -81,7 +102,7 @@ public final class Auth: Sendable {
     var client: IdentityToolkitClient {
         state.withLock {
             IdentityToolkitClient(
-                apiKey: app.options.apiKey, baseURL: $0.endpointOverride ?? app.options.endpoint,
+                apiKey: hearthApp.options.apiKey, baseURL: $0.endpointOverride ?? hearthApp.options.endpoint,
                 languageCode: $0.languageCode, tenantID: $0.tenantID)
         }
     }
@@ -94,7 +115,7 @@ public final class Auth: Sendable {
 
     /// Makes `user` (signed in with another `Auth` of the same project, say) the current user.
     public func updateCurrentUser(_ user: User) async throws {
-        guard user.auth.app.options.apiKey == app.options.apiKey else {
+        guard user.auth.hearthApp.options.apiKey == hearthApp.options.apiKey else {
             throw AuthErrorCode.invalidUserToken.error(message: "The user was signed in with a different API key.")
         }
         if user.auth !== self { user.moveTo(self) }
@@ -103,16 +124,23 @@ public final class Auth: Sendable {
 
     // MARK: Current user and persistence
 
-    var storeKey: String { "hearth_auth_\(app.name)_\(app.options.apiKey)" }
+    /// The current user's key in the store: per app, or per API key in a shared access group, so an
+    /// app and its extensions (each its own bundle) find the same user there, as in FirebaseAuth.
+    func storeKey(_ accessGroup: String?) -> String {
+        let options = hearthApp.options
+        return accessGroup == nil ? "hearth_auth_\(hearthApp.name)_\(options.apiKey)" : "hearth_auth_\(options.apiKey)"
+    }
+
+    var userStore: any AuthUserStore { state.withLock { $0.userStore } }
 
     /// The stored user, or nil. A store that cannot be read or decoded is cleared: the user is
     /// signed out rather than the app crashing on every launch.
-    private func loadStoredRecord() -> UserRecord? {
+    func loadStoredRecord(from store: any AuthUserStore, key: String) -> UserRecord? {
         do {
-            guard let data = try app.userStore.data(forKey: storeKey) else { return nil }
+            guard let data = try store.data(forKey: key) else { return nil }
             return try JSONDecoder().decode(UserRecord.self, from: data)
         } catch {
-            try? app.userStore.removeData(forKey: storeKey)
+            try? store.removeData(forKey: key)
             return nil
         }
     }
@@ -123,9 +151,9 @@ public final class Auth: Sendable {
     func setCurrentUser(_ user: User?) throws {
         let previous = try state.withLock { s in
             if let user {
-                try persist(user.record)
+                try s.userStore.setData(try JSONEncoder().encode(user.record), forKey: storeKey(s.userAccessGroup))
             } else {
-                try app.userStore.removeData(forKey: storeKey)
+                try s.userStore.removeData(forKey: storeKey(s.userAccessGroup))
             }
             defer { s.currentUser = user }
             return s.currentUser
@@ -137,7 +165,7 @@ public final class Auth: Sendable {
     func userDidChange(_ user: User, tokensChanged: Bool) {
         let isCurrent = state.withLock { s in
             guard s.currentUser === user else { return false }
-            try? persist(user.record)
+            try? s.userStore.setData(try JSONEncoder().encode(user.record), forKey: storeKey(s.userAccessGroup))
             return true
         }
         if isCurrent, tokensChanged { notify(previous: (user.uid, ""), current: user) }
@@ -147,14 +175,10 @@ public final class Auth: Sendable {
     func signOutEndedSession(of user: User) {
         let signedOut = state.withLock { s in
             guard s.currentUser === user else { return false }
-            try? app.userStore.removeData(forKey: storeKey)
+            try? s.userStore.removeData(forKey: storeKey(s.userAccessGroup))
             s.currentUser = nil
             return true
         }
         if signedOut { notify(previous: (user.uid, user.record.tokens.idToken), current: nil) }
-    }
-
-    private func persist(_ record: UserRecord) throws {
-        try app.userStore.setData(try JSONEncoder().encode(record), forKey: storeKey)
     }
 }

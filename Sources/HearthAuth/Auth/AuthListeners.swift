@@ -60,12 +60,47 @@ extension Auth {
 
     /// The current user, then the user after every sign-in and sign-out:
     /// `for await user in Auth.auth().authStateChanges { … }`.
-    public var authStateChanges: AsyncStream<User?> { stream(.stateDidChange) }
+    public var authStateChanges: AuthStateChangesSequence { AuthStateChangesSequence(self) }
 
     /// Like `authStateChanges`, and also after every ID token refresh.
-    public var idTokenChanges: AsyncStream<User?> { stream(.idTokenDidChange) }
+    public var idTokenChanges: IDTokenChangesSequence { IDTokenChangesSequence(self) }
 
-    private func stream(_ kind: AuthListener.Kind) -> AsyncStream<User?> {
+    /// What `authStateChanges` returns, FirebaseAuth's named sequence type. Each iterator is its own
+    /// listener, removed when the iteration ends.
+    public struct AuthStateChangesSequence: AsyncSequence, Sendable {
+        public typealias Element = User?
+        public typealias Failure = Never
+        let auth: Auth
+
+        public init(_ auth: Auth) { self.auth = auth }
+
+        public func makeAsyncIterator() -> Iterator { Iterator(auth.stream(.stateDidChange).makeAsyncIterator()) }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<User?>.Iterator
+            init(_ base: AsyncStream<User?>.Iterator) { self.base = base }
+            public mutating func next() async -> User?? { await base.next() }
+        }
+    }
+
+    /// What `idTokenChanges` returns.
+    public struct IDTokenChangesSequence: AsyncSequence, Sendable {
+        public typealias Element = User?
+        public typealias Failure = Never
+        let auth: Auth
+
+        public init(_ auth: Auth) { self.auth = auth }
+
+        public func makeAsyncIterator() -> Iterator { Iterator(auth.stream(.idTokenDidChange).makeAsyncIterator()) }
+
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: AsyncStream<User?>.Iterator
+            init(_ base: AsyncStream<User?>.Iterator) { self.base = base }
+            public mutating func next() async -> User?? { await base.next() }
+        }
+    }
+
+    func stream(_ kind: AuthListener.Kind) -> AsyncStream<User?> {
         AsyncStream { continuation in
             let handle = add(AuthListener(kind: kind, delivery: .stream(continuation)))
             continuation.onTermination = { [weak self] _ in self?.remove(handle) }
@@ -100,5 +135,21 @@ extension Auth {
             default: break
             }
         }
+        if tokenChanged {
+            // On the main actor, as FirebaseAuth posts it on the main thread; the object is this Auth.
+            Task { @MainActor in
+                NotificationCenter.default.post(name: Self.authStateDidChangeNotification, object: self)
+            }
+        }
     }
+
+    /// Posted (on the main actor, with this `Auth` as the object) whenever the ID token listeners
+    /// run: a sign-in, a sign-out, a new ID token.
+    public static let authStateDidChangeNotification = NSNotification.Name(
+        rawValue: "FIRAuthStateDidChangeNotification")
+}
+
+extension NSNotification.Name {
+    /// FirebaseAuth's Objective-C-era name of `Auth.authStateDidChangeNotification`.
+    public static let AuthStateDidChange = Auth.authStateDidChangeNotification
 }

@@ -95,11 +95,20 @@ extension User {
         complete(completion) { try await self.getIDToken(forcingRefresh: forceRefresh) }
     }
 
+    public func getIDTokenResult(completion: (@MainActor @Sendable (AuthTokenResult?, Error?) -> Void)?) {
+        complete(completion) { try await self.getIDTokenResult(forcingRefresh: false) }
+    }
+
     public func getIDTokenResult(
-        forcingRefresh forceRefresh: Bool = false,
-        completion: (@MainActor @Sendable (AuthTokenResult?, Error?) -> Void)?
+        forcingRefresh forceRefresh: Bool, completion: (@MainActor @Sendable (AuthTokenResult?, Error?) -> Void)?
     ) {
         complete(completion) { try await self.getIDTokenResult(forcingRefresh: forceRefresh) }
+    }
+
+    public func updatePhoneNumber(
+        _ credential: PhoneAuthCredential, completion: (@MainActor @Sendable (Error?) -> Void)? = nil
+    ) {
+        complete(completion) { try await self.updatePhoneNumber(credential) }
     }
 
     public func reload(completion: (@MainActor @Sendable (Error?) -> Void)? = nil) {

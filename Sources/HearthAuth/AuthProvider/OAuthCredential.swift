@@ -15,11 +15,17 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     /// The server's handle for a credential it has already verified (from an error's
     /// `AuthErrorUserInfoUpdatedCredentialKey`).
     let pendingToken: String?
+    /// The provider's redirect back to the auth handler after a web sign-in (it carries the
+    /// authorization code), and the session id the flow started with; sent as `requestUri` and
+    /// `sessionId` so the server can finish the code exchange.
+    let webRedirect: (requestURI: String, sessionID: String)?
 
     init(
         providerID: String, idToken: String? = nil, accessToken: String? = nil, secret: String? = nil,
-        rawNonce: String? = nil, fullName: PersonNameComponents? = nil, pendingToken: String? = nil
+        rawNonce: String? = nil, fullName: PersonNameComponents? = nil, pendingToken: String? = nil,
+        webRedirect: (requestURI: String, sessionID: String)? = nil
     ) {
+        self.webRedirect = webRedirect
         self.idToken = idToken
         self.accessToken = accessToken
         self.secret = secret

@@ -1,20 +1,86 @@
 import Foundation
+import Synchronization
 
-/// Builds credentials from tokens an identity provider's own SDK handed the app.
-public final class OAuthProvider: Sendable {
-    /// The generic OAuth provider id.
-    public static let id = "oauth"
+/// Builds credentials from tokens an identity provider's own SDK handed the app, or signs in
+/// through the provider's web page (`OAuthProvider(providerID: "github.com")`).
+public final class OAuthProvider: FederatedAuthProvider, Sendable {
+    /// The generic OAuth provider id, as FirebaseAuth spells it.
+    public static let id = "OAuth"
 
     public let providerID: String
+    let auth: Auth
+    private let request = Mutex<(scopes: [String]?, customParameters: [String: String]?)>((nil, nil))
 
-    public init(providerID: String) {
-        self.providerID = providerID
+    /// OAuth scopes to ask the provider for, beyond its defaults (`["repo", "user:email"]`).
+    public var scopes: [String]? {
+        get { request.withLock { $0.scopes } }
+        set { request.withLock { $0.scopes = newValue } }
     }
 
-    /// A credential from an OpenID Connect ID token (and its raw nonce, for Apple and Facebook
-    /// Limited Login) and, optionally, an access token.
+    /// Extra parameters for the provider's authorization request (`["prompt": "consent"]`).
+    public var customParameters: [String: String]? {
+        get { request.withLock { $0.customParameters } }
+        set { request.withLock { $0.customParameters = newValue } }
+    }
+
+    public init(providerID: String, auth: Auth = Auth.auth()) {
+        self.providerID = providerID
+        self.auth = auth
+    }
+
+    public convenience init(providerID: AuthProviderID, auth: Auth = Auth.auth()) {
+        self.init(providerID: providerID.rawValue, auth: auth)
+    }
+
+    public static func provider(providerID: AuthProviderID) -> OAuthProvider {
+        OAuthProvider(providerID: providerID)
+    }
+
+    public static func provider(providerID: AuthProviderID, auth: Auth) -> OAuthProvider {
+        OAuthProvider(providerID: providerID, auth: auth)
+    }
+
+    // MARK: Web sign-in
+
+    /// Opens the provider's sign-in page through the server's auth handler (`/__/auth/handler`)
+    /// and returns a credential for `signIn(with:)`, `link(with:)` or `reauthenticate(with:)`.
+    ///
+    /// Needs `ASWebAuthenticationSession` (iOS, macOS, visionOS) and the URL scheme
+    /// `WebSignInRequest.callbackScheme(for:)` names registered by the app. Elsewhere (Linux) it throws
+    /// `webInternalError`: sign in with the provider's own SDK and `OAuthProvider.credential(…)` instead.
+    public func credential(with uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
+        let (scopes, customParameters) = request.withLock { ($0.scopes, $0.customParameters) }
+        let web = auth.webSignInRequest(providerID: providerID, scopes: scopes, customParameters: customParameters)
+        #if canImport(AuthenticationServices) && !os(watchOS) && !os(tvOS)
+            let callback = try await WebAuthenticationPresenter().open(
+                web.handlerURL, callbackScheme: web.callbackScheme)
+            return try web.credential(fromCallback: callback)
+        #else
+            throw AuthErrorCode.webInternalError.error(
+                message:
+                    "Web sign-in needs ASWebAuthenticationSession (Apple platforms). Sign in with the provider's SDK "
+                    + "and pass its tokens to OAuthProvider.credential(…) instead.")
+        #endif
+    }
+
+    public func getCredentialWith(
+        _ uiDelegate: (any AuthUIDelegate)?, completion: (@MainActor @Sendable (AuthCredential?, Error?) -> Void)? = nil
+    ) {
+        complete(completion) { try await self.credential(with: uiDelegate) }
+    }
+
+    // MARK: Credentials from tokens
+
+    /// A credential from an OpenID Connect ID token and, optionally, an access token.
+    public static func credential(providerID: AuthProviderID, idToken: String, accessToken: String? = nil)
+        -> OAuthCredential
+    {
+        OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken)
+    }
+
+    /// A credential from an ID token and its raw nonce (Apple, Facebook Limited Login).
     public static func credential(
-        providerID: AuthProviderID, idToken: String, rawNonce: String? = nil, accessToken: String? = nil
+        providerID: AuthProviderID, idToken: String, rawNonce: String, accessToken: String? = nil
     ) -> OAuthCredential {
         OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken, rawNonce: rawNonce)
     }

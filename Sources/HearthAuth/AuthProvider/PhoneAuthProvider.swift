@@ -1,9 +1,5 @@
 import Foundation
 
-/// Presents app-verification UI (reCAPTCHA) on Apple platforms in FirebaseAuth. HearthAuth shows no
-/// UI, so the protocol is empty; it exists so `verifyPhoneNumber(_:uiDelegate:)` calls compile.
-public protocol AuthUIDelegate: AnyObject {}
-
 /// Phone-number sign-in: send an SMS code, then build a credential from the code.
 public final class PhoneAuthProvider: Sendable {
     public static let id = AuthProviderID.phone.rawValue
@@ -42,9 +38,11 @@ public final class PhoneAuthProvider: Sendable {
             return try await startSecondFactor(
                 multiFactorSession, enrollmentID: nil, phoneNumber: phoneNumber)
         }
-        // No APNs or reCAPTCHA proof: the server must have app verification disabled (test numbers)
-        // or accept requests without one.
-        let r = try await auth.client.call(.v1("accounts:sendVerificationCode"), ["phoneNumber": .string(phoneNumber)])
+        // The silent-push proof when the app gave an APNs token (see Auth+AppVerification); no
+        // reCAPTCHA fallback yet, so without one the server must accept requests with no proof.
+        var body = try await auth.appVerificationFields()
+        body["phoneNumber"] = .string(phoneNumber)
+        let r = try await auth.client.call(.v1("accounts:sendVerificationCode"), body)
         guard let session = r["sessionInfo"]?.string else {
             throw AuthErrorCode.internalError.error(message: "The answer has no sessionInfo.")
         }
@@ -81,21 +79,33 @@ public final class PhoneAuthProvider: Sendable {
         PhoneAuthCredential(.verification(id: verificationID, code: verificationCode))
     }
 
-    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`.
+    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:)`.
     public func verifyPhoneNumber(
-        _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)?, multiFactorSession: MultiFactorSession? = nil,
+        _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil,
         completion: (@MainActor @Sendable (String?, Error?) -> Void)?
     ) {
-        complete(completion) { try await self.verifyPhoneNumber(phoneNumber, multiFactorSession: multiFactorSession) }
+        complete(completion) { try await self.verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate) }
+    }
+
+    /// Completion-handler form of `verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`.
+    public func verifyPhoneNumber(
+        _ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil, multiFactorSession: MultiFactorSession? = nil,
+        completion: (@MainActor @Sendable (String?, Error?) -> Void)?
+    ) {
+        complete(completion) {
+            try await self.verifyPhoneNumber(
+                phoneNumber, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
+        }
     }
 
     /// Completion-handler form of `verifyPhoneNumber(with:uiDelegate:multiFactorSession:)`.
     public func verifyPhoneNumber(
-        with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)?,
+        with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,
         multiFactorSession: MultiFactorSession?, completion: (@MainActor @Sendable (String?, Error?) -> Void)?
     ) {
         complete(completion) {
-            try await self.verifyPhoneNumber(with: multiFactorInfo, multiFactorSession: multiFactorSession)
+            try await self.verifyPhoneNumber(
+                with: multiFactorInfo, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
         }
     }
 }

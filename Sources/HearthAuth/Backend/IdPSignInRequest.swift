@@ -26,6 +26,10 @@ enum IdPSignInRequest {
             body["postBody"] = .string(formEncode(post))
         }
         if let pending = credential.pendingToken { body["pendingToken"] = .string(pending) }
+        if let redirect = credential.webRedirect {
+            body["requestUri"] = .string(redirect.requestURI)
+            body["sessionId"] = .string(redirect.sessionID)
+        }
         if let idToken { body["idToken"] = .string(idToken) }
         return body
     }

@@ -59,6 +59,10 @@ struct IdentityToolkitClient: Sendable {
         return request
     }
 
+    /// The HTTP status of a refused call, in the error's userInfo (internal: for telling a method the
+    /// server lacks, 404, from a refusal).
+    static let httpStatusKey = "HearthAuthHTTPStatus"
+
     /// POSTs a JSON body and returns the decoded answer, or throws the mapped `NSError`:
     /// `networkError` when no HTTP answer arrived, the server's code otherwise.
     func call(_ endpoint: Endpoint, _ body: [String: JSON]) async throws -> JSON {
@@ -74,7 +78,7 @@ struct IdentityToolkitClient: Sendable {
         let json = JSON.parse(data)
         guard (200..<300).contains(status) else {
             if let message = json?["error"]?["message"]?.string {
-                throw ServerErrorMapping.error(serverMessage: message)
+                throw ServerErrorMapping.error(serverMessage: message, userInfo: [Self.httpStatusKey: status])
             }
             let text = String(decoding: data.prefix(200), as: UTF8.self)
             throw (status >= 500 ? AuthErrorCode.networkError : .internalError)
@@ -89,7 +93,7 @@ struct IdentityToolkitClient: Sendable {
 }
 
 extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+    func trimmingSuffix(_ suffix: String) -> String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }

@@ -12,6 +12,16 @@ public protocol AuthUserStore: Sendable {
     func setData(_ data: Data, forKey key: String) throws
     /// Forgets `key`; forgetting a missing key is not an error.
     func removeData(forKey key: String) throws
+    /// The store the processes in `accessGroup` share (an app and its extensions), for
+    /// `Auth.useUserAccessGroup(_:)`; nil when this store cannot share. `sharedAcrossDevices` asks
+    /// for iCloud Keychain where there is one.
+    func store(forAccessGroup accessGroup: String, sharedAcrossDevices: Bool) -> (any AuthUserStore)?
+}
+
+extension AuthUserStore {
+    public func store(forAccessGroup accessGroup: String, sharedAcrossDevices: Bool) -> (any AuthUserStore)? {
+        nil
+    }
 }
 
 /// Keeps users in memory only: they are gone when the process ends.

@@ -15,12 +15,24 @@ public struct FileUserStore: AuthUserStore {
             .appendingPathComponent("HearthAuth", isDirectory: true)
     }
 
-    func fileURL(forKey key: String) -> URL {
-        let safe = String(
+    /// `<directory>/AccessGroups/<group>`: every process of this OS user that configures the same
+    /// directory (the default one, say) and group sees the same user. Linux has no per-app sandbox,
+    /// so the files stay 0600 to the user; `sharedAcrossDevices` has no meaning here.
+    public func store(forAccessGroup accessGroup: String, sharedAcrossDevices: Bool) -> (any AuthUserStore)? {
+        FileUserStore(
+            directory: directory.appendingPathComponent("AccessGroups", isDirectory: true)
+                .appendingPathComponent(Self.safeName(accessGroup), isDirectory: true))
+    }
+
+    static func safeName(_ key: String) -> String {
+        String(
             key.unicodeScalars.map {
                 CharacterSet.alphanumerics.contains($0) || "-_.".unicodeScalars.contains($0) ? Character($0) : "_"
             })
-        return directory.appendingPathComponent(safe + ".json")
+    }
+
+    func fileURL(forKey key: String) -> URL {
+        directory.appendingPathComponent(Self.safeName(key) + ".json")
     }
 
     public func data(forKey key: String) throws -> Data? {

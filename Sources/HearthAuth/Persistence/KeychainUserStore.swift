@@ -6,11 +6,20 @@
     /// synced to other devices, like FirebaseAuth's own storage.
     public struct KeychainUserStore: AuthUserStore {
         public let service: String
+        /// A Keychain access group (`TEAMID.com.example.shared`) the app and its extensions list in
+        /// their `keychain-access-groups` entitlement; nil for the app's default group.
         public let accessGroup: String?
+        /// Stored in iCloud Keychain and synced to the user's other devices.
+        public let synchronizable: Bool
 
-        public init(service: String = "HearthAuth", accessGroup: String? = nil) {
+        public init(service: String = "HearthAuth", accessGroup: String? = nil, synchronizable: Bool = false) {
             self.service = service
             self.accessGroup = accessGroup
+            self.synchronizable = synchronizable
+        }
+
+        public func store(forAccessGroup accessGroup: String, sharedAcrossDevices: Bool) -> (any AuthUserStore)? {
+            KeychainUserStore(service: service, accessGroup: accessGroup, synchronizable: sharedAcrossDevices)
         }
 
         private func query(_ key: String) -> [String: Any] {
@@ -20,6 +29,7 @@
                 kSecAttrAccount as String: key,
             ]
             if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+            if synchronizable { query[kSecAttrSynchronizable as String] = kCFBooleanTrue }
             return query
         }
 
@@ -35,9 +45,11 @@
         }
 
         public func setData(_ data: Data, forKey key: String) throws {
+            // Synced items cannot be "this device only".
             let attributes: [String: Any] = [
                 kSecValueData as String: data,
-                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                kSecAttrAccessible as String: synchronizable
+                    ? kSecAttrAccessibleAfterFirstUnlock : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
             ]
             var status = SecItemUpdate(query(key) as CFDictionary, attributes as CFDictionary)
             if status == errSecItemNotFound {

@@ -8,8 +8,8 @@ public final class AuthTokenResult: Sendable {
     public let issuedAtDate: Date
     /// `password`, `phone`, `apple.com`, `anonymous`, `custom`…
     public let signInProvider: String
-    /// The second factor used, if any (`phone`).
-    public let signInSecondFactor: String?
+    /// The second factor used (`phone`, `totp`), or empty, as FirebaseAuth reports it.
+    public let signInSecondFactor: String
     private let rawClaims: [String: JSON]
 
     /// Every claim of the token, custom claims included.
@@ -25,6 +25,6 @@ public final class AuthTokenResult: Sendable {
         issuedAtDate = iat
         authDate = decoded.date("auth_time") ?? iat
         signInProvider = decoded.claims["firebase"]?["sign_in_provider"]?.string ?? ""
-        signInSecondFactor = decoded.claims["firebase"]?["sign_in_second_factor"]?.string
+        signInSecondFactor = decoded.claims["firebase"]?["sign_in_second_factor"]?.string ?? ""
     }
 }

@@ -36,6 +36,9 @@ extension User {
                 r = try await auth.idpCall(oauth, idToken: idToken, autoCreate: true)
                 info = AdditionalUserInfo(idpResponse: r, providerID: oauth.provider)
                 returned = OAuthCredential(idpResponse: r)
+            case let gameCenter as GameCenterAuthCredential:
+                r = try await auth.client.call(
+                    .v1("accounts:signInWithGameCenter"), gameCenter.body(idToken: idToken))
             default:
                 throw AuthErrorCode.invalidCredential.error(message: "Unsupported credential \(credential.provider).")
             }
@@ -46,6 +49,22 @@ extension User {
         if let tokens = TokenSet(identityToolkit: r) { apply(tokens) }
         try await reload()
         return AuthDataResult(user: self, additionalUserInfo: info, credential: returned)
+    }
+
+    /// Replaces the account's phone number with the one the credential proves (an SMS code sent by
+    /// `PhoneAuthProvider.verifyPhoneNumber`). A number that belongs to another account fails with
+    /// `credentialAlreadyInUse`.
+    public func updatePhoneNumber(_ credential: PhoneAuthCredential) async throws {
+        let idToken = try await getIDToken()
+        let r: JSON
+        do {
+            r = try await auth.phoneCall(credential, idToken: idToken, operation: "UPDATE")
+        } catch {
+            endSessionIfOver(error)
+            throw error
+        }
+        if let tokens = TokenSet(identityToolkit: r) { apply(tokens) }
+        try await reload()
     }
 
     /// Removes a sign-in method from this account.
@@ -83,6 +102,8 @@ extension User {
             case let oauth as OAuthCredential:
                 r = try await auth.idpCall(oauth, idToken: nil, autoCreate: false)
                 info = AdditionalUserInfo(idpResponse: r, providerID: oauth.provider)
+            case let gameCenter as GameCenterAuthCredential:
+                r = try await client.call(.v1("accounts:signInWithGameCenter"), gameCenter.body(idToken: nil))
             default:
                 throw AuthErrorCode.invalidCredential.error(message: "Unsupported credential \(credential.provider).")
             }

@@ -75,7 +75,7 @@ public final class User: UserInfo, Sendable {
                 return .cached(s.record.tokens)
             }
             s.refreshRequests += 1
-            let task = Task { try await self.refreshTokens() }
+            let task = Task { try await self.refreshTokens(force: force) }
             s.refresh = task
             return .wait(task)
         }
@@ -85,9 +85,17 @@ public final class User: UserInfo, Sendable {
         }
     }
 
-    private func refreshTokens() async throws -> TokenSet {
+    private func refreshTokens(force: Bool) async throws -> TokenSet {
         defer { state.withLock { $0.refresh = nil } }
-        let (auth, refreshToken) = state.withLock { ($0.auth, $0.record.tokens.refreshToken) }
+        let (auth, uid, current) = state.withLock { ($0.auth, $0.record.uid, $0.record.tokens) }
+        // Another process of the access group (an app extension) may have rotated the refresh token since we
+        // read it: continue from what it stored, as refreshing with the old one would look like a replay and
+        // end the session for both.
+        if let stored = auth.sharedStoredTokens(uid: uid), stored.refreshToken != current.refreshToken {
+            apply(stored)
+            if !force, stored.expirationDate.timeIntervalSinceNow > Self.refreshMargin { return stored }
+        }
+        let refreshToken = state.withLock { $0.record.tokens.refreshToken }
         do {
             let r = try await auth.client.call(
                 .token, ["grantType": "refresh_token", "refreshToken": .string(refreshToken)])

@@ -45,6 +45,7 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidTemporaryProof = "INVALID_TEMPORARY_PROOF"
     case missingAppCredential = "MISSING_APP_CREDENTIAL"
     case invalidAppCredential = "INVALID_APP_CREDENTIAL"
+    case missingIOSAppToken = "MISSING_IOS_APP_TOKEN"
     case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
     case localIDExists = "LOCAL_ID_EXISTS"

@@ -12,6 +12,8 @@ public struct FederationSettings: Sendable, Equatable, Codable {
     public var facebook: FacebookSettings?
     /// Generic OpenID Connect providers by provider id (`oidc.<name>`).
     public var oidc: [String: OIDCSettings] = [:]
+    /// Game Center (`accounts:signInWithGameCenter`).
+    public var gameCenter: GameCenterSettings?
 
     public init(
         allowDuplicateEmails: Bool = false, apple: AppleSettings? = nil, google: GoogleSettings? = nil,
@@ -24,7 +26,9 @@ public struct FederationSettings: Sendable, Equatable, Codable {
         self.oidc = oidc
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case allowDuplicateEmails, apple, google, facebook, oidc }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case allowDuplicateEmails, apple, google, facebook, oidc, gameCenter
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -34,10 +38,34 @@ public struct FederationSettings: Sendable, Equatable, Codable {
         google = try c.decodeIfPresent(GoogleSettings.self, forKey: .google)
         facebook = try c.decodeIfPresent(FacebookSettings.self, forKey: .facebook)
         oidc = try c.decode(.oidc, default: [:])
+        gameCenter = try c.decodeIfPresent(GameCenterSettings.self, forKey: .gameCenter)
         for name in oidc.keys where !name.hasPrefix("oidc.") || name.count <= 5 {
             throw DecodingError.dataCorruptedError(
                 forKey: .oidc, in: c, debugDescription: "OIDC provider ids look like oidc.<name>, got \(name)")
         }
+    }
+}
+
+/// Game Center: the local player's identity-verification signature, checked with Apple's public key.
+public struct GameCenterSettings: Sendable, Equatable, Codable {
+    /// The games' bundle IDs; the signature covers one of them.
+    public var bundleIds: [String]
+    /// Where Apple's signing certificates may come from (`publicKeyUrl` must start with one of these).
+    public var publicKeyUrlPrefixes: [String] = ["https://static.gc.apple.com/"]
+    /// How old a signature may be (its timestamp), in seconds.
+    public var maxSignatureAgeSeconds: Int = 600
+
+    public init(bundleIds: [String]) { self.bundleIds = bundleIds }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case bundleIds, publicKeyUrlPrefixes, maxSignatureAgeSeconds }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = GameCenterSettings(bundleIds: [])
+        bundleIds = try c.decode([String].self, forKey: .bundleIds)
+        publicKeyUrlPrefixes = try c.decode(.publicKeyUrlPrefixes, default: d.publicKeyUrlPrefixes)
+        maxSignatureAgeSeconds = try c.decode(.maxSignatureAgeSeconds, default: d.maxSignatureAgeSeconds)
     }
 }
 

@@ -1,6 +1,9 @@
 public enum AppVerification: String, Sendable, Equatable, Codable {
     case disabled
     case recaptcha
+    /// iOS apps prove themselves by APNs silent push (`verifyClient`, then `iosReceipt` and `iosSecret`);
+    /// a reCAPTCHA token is accepted instead when the server has reCAPTCHA, as Firebase falls back to it.
+    case apns
 }
 
 /// How a project signs users in by phone: code rules, abuse limits and test numbers.
@@ -23,8 +26,9 @@ public struct PhoneSettings: Sendable, Equatable, Codable {
     /// The project's own SMS text, with `%LOGIN_CODE%` and `%APP_NAME%`; replaces the built-in,
     /// localised ones.
     public var smsTemplate: String?
-    /// `disabled` (no proof asked, the testing mode of the emulator and `isAppVerificationDisabledForTesting`)
-    /// or `recaptcha` (every request must carry a valid `recaptchaToken`).
+    /// `disabled` (no proof asked, the testing mode of the emulator and `isAppVerificationDisabledForTesting`),
+    /// `recaptcha` (every request must carry a valid `recaptchaToken`) or `apns` (an APNs silent-push receipt
+    /// and secret, or a reCAPTCHA token). Test phone numbers never need a proof, as in Firebase.
     public var appVerification: AppVerification = .disabled
     /// Regions (ISO codes such as "KR") codes may be sent to; empty: all not denied.
     public var allowedRegions: [String] = []

@@ -7,15 +7,12 @@ import HearthStore
 /// `accounts:sendVerificationCode`.
 public struct SendVerificationCodeRequest: Sendable {
     public var phoneNumber: String?
-    /// reCAPTCHA token (`recaptchaToken`, or `captchaResponse`).
-    public var recaptchaToken: String?
-    /// Whether the client sent another kind of app proof (iOS receipt, Play Integrity, SafetyNet).
-    public var hasOtherAppProof: Bool
+    /// The app's proof: a reCAPTCHA token, or an APNs receipt and secret.
+    public var proof: AppProof
 
-    public init(phoneNumber: String?, recaptchaToken: String? = nil, hasOtherAppProof: Bool = false) {
+    public init(phoneNumber: String?, proof: AppProof = AppProof()) {
         self.phoneNumber = phoneNumber
-        self.recaptchaToken = recaptchaToken
-        self.hasOtherAppProof = hasOtherAppProof
+        self.proof = proof
     }
 }
 
@@ -64,7 +61,7 @@ extension AuthEngine {
         let lengthChecked = try PhoneNumber.normalize(raw, check: .length)
         let testCode = settings.testPhoneNumbers[lengthChecked]
         let phone = testCode == nil ? try PhoneNumber.normalize(raw, check: .pattern) : lengthChecked
-        try await verifyApp(request, origin: origin)
+        try await verifyApp(request.proof, isTestNumber: testCode != nil, origin: origin)
 
         if testCode == nil {
             guard settings.allowsSMS(to: PhoneNumber.region(of: phone)) else {
@@ -123,26 +120,6 @@ extension AuthEngine {
             }
         }
         return sessionInfo
-    }
-
-    /// The project's app-verification rule: nothing when disabled; with reCAPTCHA, a token Google
-    /// (or the configured siteverify endpoint) accepts.
-    func verifyApp(_ request: SendVerificationCodeRequest, origin: RequestOrigin) async throws {
-        guard origin.project.phone.appVerification == .recaptcha else { return }
-        guard let token = request.recaptchaToken.nonEmpty else {
-            if request.hasOtherAppProof {
-                throw AuthError(.invalidAppCredential, "This project verifies apps with reCAPTCHA.")
-            }
-            throw AuthError(.missingAppCredential)
-        }
-        guard let recaptcha else {
-            throw AuthError(.invalidAppCredential, "reCAPTCHA is not configured on this server.")
-        }
-        switch await recaptcha.verify(token: token, remoteIP: origin.clientIP) {
-        case .valid: return
-        case .invalid: throw AuthError(.invalidAppCredential)
-        case .unavailable: throw AuthError(.unavailable, "reCAPTCHA verification is unavailable; try again later.")
-        }
     }
 
     /// Verifies the code (or proof) and signs in, signs up, links or re-authenticates.

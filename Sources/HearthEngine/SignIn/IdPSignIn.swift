@@ -83,7 +83,7 @@ extension AuthEngine {
     }
 
     /// A provider token with a nonce is accepted once: a captured token cannot be replayed while it is valid.
-    private func useOnce(_ identity: FederatedIdentity, origin: RequestOrigin) async throws {
+    func useOnce(_ identity: FederatedIdentity, origin: RequestOrigin) async throws {
         guard !origin.emulator, let nonce = identity.tokenNonce else { return }
         let now = clock.now()
         // Kept past the token's expiry plus the clock skew verification tolerates.
@@ -98,7 +98,7 @@ extension AuthEngine {
     }
 
     /// Firebase's account rules for a verified identity.
-    private func applyIdentity(_ identity: FederatedIdentity, _ request: IdPSignInRequest, origin: RequestOrigin)
+    func applyIdentity(_ identity: FederatedIdentity, _ request: IdPSignInRequest, origin: RequestOrigin)
         async throws -> IdPSignInResult
     {
         let project = origin.project

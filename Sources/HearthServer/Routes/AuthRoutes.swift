@@ -44,12 +44,14 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "resetPassword", v3: "resetPassword", client: resetPassword),
             AccountsMethod(v1: "signInWithEmailLink", v3: "emailLinkSignin", client: signInWithEmailLink),
             AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", client: sendVerificationCode),
+            AccountsMethod(v1: "verifyClient", v3: "verifyClient", client: verifyClient),
             AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", client: signInWithPhoneNumber),
             AccountsMethod(v1: "batchGet", v3: "downloadAccount", client: nil, admin: adminBatchGet, allowsGet: true),
             AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),
             AccountsMethod(v1: "batchDelete", v3: nil, client: nil, admin: adminBatchDelete),
             AccountsMethod(v1: "query", v3: nil, client: nil, admin: adminQuery),
             AccountsMethod(v1: "signInWithIdp", v3: "verifyAssertion", client: signInWithIdp),
+            AccountsMethod(v1: "signInWithGameCenter", v3: "signInWithGameCenter", client: signInWithGameCenter),
         ]
         for method in methods {
             for prefix in ["", "/identitytoolkit.googleapis.com"] {
@@ -118,6 +120,9 @@ public struct AuthRoutes: Sendable {
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)
+            }
+            router.get("\(prefix)/v2/recaptchaConfig") { request, context in
+                try await respond(request, context, hasProject: false, recaptchaConfig)
             }
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {

@@ -4,7 +4,8 @@ import HearthEngine
 import HearthProviders
 import Hummingbird
 
-/// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`) and `v2/accounts:revokeToken`.
+/// Federated sign-in: `accounts:signInWithIdp` (v3 `verifyAssertion`), `accounts:signInWithGameCenter` and
+/// `v2/accounts:revokeToken`.
 extension AuthRoutes {
     /// The URL to give Apple for Sign in with Apple server-to-server notifications. Apple sends no API key;
     /// the notification is a JWS verified with Apple's keys and the project's client ids.
@@ -79,6 +80,33 @@ extension AuthRoutes {
             "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
         ])
         return UserEncoding.withSession(response, result.tokens, result.challenge)
+    }
+
+    func signInWithGameCenter(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        guard let url = try wire.string("publicKeyUrl"), let signature = try wire.bytes("signature"),
+            let salt = try wire.bytes("salt"),
+            let teamPlayerID = try wire.string("teamPlayerId") ?? wire.string("playerId")
+        else {
+            throw AuthError(
+                .invalidIDPResponse, "Game Center sign-in needs publicKeyUrl, signature, salt and teamPlayerId.")
+        }
+        let result = try await engine.signInWithGameCenter(
+            GameCenterSignInRequest(
+                credential: GameCenterCredential(
+                    publicKeyURL: url, signature: signature, salt: salt,
+                    timestamp: UInt64(max(0, try wire.int("timestamp") ?? 0)), teamPlayerID: teamPlayerID,
+                    gamePlayerID: try wire.string("gamePlayerId"), displayName: try wire.string("displayName")),
+                idToken: try wire.string("idToken")),
+            origin: origin)
+        let response = JSONValue.compact([
+            "localId": .text(result.user?.uid),
+            "playerId": .text(try wire.string("playerId")),
+            "teamPlayerId": .string(teamPlayerID),
+            "gamePlayerId": .text(try wire.string("gamePlayerId")),
+            "displayName": .text(result.user?.displayName ?? result.identity.displayName),
+            "isNewUser": .bool(result.isNewUser),
+        ])
+        return UserEncoding.withTokens(response, result.tokens)
     }
 
     /// The provider credential in `requestUri` and `postBody` (form-encoded), as Firebase reads them: the

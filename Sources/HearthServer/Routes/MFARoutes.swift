@@ -24,11 +24,7 @@ extension AuthRoutes {
     /// `phoneEnrollmentInfo` / `phoneSignInInfo`: the number and the app-verification proof.
     func appProof(_ info: WireRequest?) throws -> SendVerificationCodeRequest {
         SendVerificationCodeRequest(
-            phoneNumber: try info?.string("phoneNumber"),
-            recaptchaToken: try info?.string("recaptchaToken") ?? info?.string("captchaResponse"),
-            hasOtherAppProof: try ["iosReceipt", "playIntegrityToken", "safetyNetToken"].contains {
-                try info?.string($0) != nil
-            })
+            phoneNumber: try info?.string("phoneNumber"), proof: try info.map { try AppProof(wire: $0) } ?? AppProof())
     }
 
     /// `phoneVerificationInfo` or `totpVerificationInfo`.

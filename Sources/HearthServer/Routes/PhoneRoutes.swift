@@ -1,18 +1,40 @@
 import HearthCore
 import HearthEngine
 
-/// Phone sign-in: `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber`.
+/// Phone sign-in: `accounts:verifyClient`, `v2/recaptchaConfig`, `accounts:sendVerificationCode` and
+/// `accounts:signInWithPhoneNumber`.
 extension AuthRoutes {
     func sendVerificationCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let session = try await engine.sendVerificationCode(
             SendVerificationCodeRequest(
                 phoneNumber: try wire.string("phoneNumber"),
-                recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
-                hasOtherAppProof: try ["iosReceipt", "playIntegrityToken", "safetyNetToken"].contains {
-                    try wire.string($0) != nil
-                }),
+                proof: try AppProof(wire: wire)),
             origin: origin)
         return ["sessionInfo": .string(session)]
+    }
+
+    /// `accounts:verifyClient`: the receipt for an APNs token; the secret goes to the device by push.
+    func verifyClient(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let result = try await engine.verifyClient(
+            VerifyClientRequest(appToken: try wire.string("appToken"), isSandbox: try wire.bool("isSandbox") ?? false),
+            origin: origin)
+        return [
+            "receipt": .string(result.receipt), "suggestedTimeout": .string(String(result.suggestedTimeoutSeconds)),
+        ]
+    }
+
+    /// `v2/recaptchaConfig`: the reCAPTCHA site key and enforcement, which FirebaseAuth reads before a
+    /// phone or password request.
+    func recaptchaConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let config = engine.recaptchaConfig(origin: origin)
+        var answer: [String: JSONValue] = [
+            "recaptchaEnforcementState": .array(
+                config.enforcement.sorted { $0.key < $1.key }.map {
+                    ["provider": .string($0.key), "enforcementState": .string($0.value)]
+                })
+        ]
+        if let key = config.recaptchaKey { answer["recaptchaKey"] = .string(key) }
+        return .object(answer)
     }
 
     func signInWithPhoneNumber(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
@@ -35,5 +57,15 @@ extension AuthRoutes {
                 "phoneNumber": .string(phone),
             ]
         }
+    }
+}
+
+extension AppProof {
+    /// The app-verification fields of `sendVerificationCode`, `phoneEnrollmentInfo` and `phoneSignInInfo`.
+    init(wire: WireRequest) throws {
+        self.init(
+            recaptchaToken: try wire.string("recaptchaToken") ?? wire.string("captchaResponse"),
+            iosReceipt: try wire.string("iosReceipt"), iosSecret: try wire.string("iosSecret"),
+            hasAndroidProof: try ["playIntegrityToken", "safetyNetToken"].contains { try wire.string($0) != nil })
     }
 }

@@ -213,7 +213,7 @@ import HearthAuth
         // This test verification code is specified for the given test phone number in the developer console.
         let testVerificationCode = "123456"
 
-        Auth.auth().settings.isAppVerificationDisabledForTesting = true  // FIX: `TRUE` is Objective-C
+        Auth.auth().settings?.isAppVerificationDisabledForTesting = true  // FIX: `TRUE` is Objective-C
         PhoneAuthProvider.provider().verifyPhoneNumber(phoneNumber, uiDelegate: nil) {
             verificationID, error in
             if error != nil {  // FIX: `if (error) {`

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+@testable import HearthAuth
+
+/// Browser sign-in and Game Center on Linux, where AuthenticationServices and GameKit do not exist:
+/// FirebaseAuth's calls compile and fail with FirebaseAuth's errors. The handler URL and the redirect
+/// handling are platform-independent and checked here.
+@Suite("Web sign-in")
+struct WebSignInTests {
+    static let options = HearthOptions(
+        apiKey: "web-key", projectID: "My_Project", endpoint: URL(string: "https://auth.example.com/")!)
+
+    @Test func withoutAuthenticationServicesTheWebFlowFailsWithFirebasesError() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        let provider = OAuthProvider(providerID: "github.com", auth: auth)
+        provider.scopes = ["user:email"]
+        let direct = await #expect(throws: NSError.self) { try await provider.credential(with: nil) }
+        #expect(direct?.code == AuthErrorCode.webInternalError.rawValue)
+        let viaAuth = await #expect(throws: NSError.self) { try await auth.signIn(with: provider, uiDelegate: nil) }
+        #expect(viaAuth?.code == AuthErrorCode.webInternalError.rawValue)
+        #expect(auth.currentUser == nil)
+
+        let seen = Seen()
+        provider.getCredentialWith(nil) { credential, error in
+            #expect(credential == nil)
+            seen.uids.append(String((error as NSError?)?.code ?? 0))
+        }
+        try await waitUntil { seen.uids.count == 1 }
+        #expect(await seen.uids == [String(AuthErrorCode.webInternalError.rawValue)])
+
+        let gameCenter = await #expect(throws: NSError.self) { try await GameCenterAuthProvider.getCredential() }
+        #expect(gameCenter?.code == AuthErrorCode.gameKitNotLinked.rawValue)
+    }
+
+    @Test func theHandlerURLCarriesFirebasesParameters() throws {
+        let request = WebSignInRequest(
+            providerID: "microsoft.com", scopes: ["mail.read", "a+b"], customParameters: ["prompt": "consent"],
+            options: Self.options, endpoint: Self.options.endpoint, tenantID: "t1", languageCode: "fr",
+            bundleID: "com.example.app", sessionID: "session-1", eventID: "event-1")
+        let url = request.handlerURL
+        #expect(url.absoluteString.hasPrefix("https://auth.example.com/__/auth/handler?"))
+        #expect(url.absoluteString.contains("a%2Bb"))  // a literal plus survives form decoding
+        let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
+        let query = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.value ?? "") })
+        #expect(query["apiKey"] == "web-key")
+        #expect(query["providerId"] == "microsoft.com")
+        #expect(query["authType"] == "signInWithRedirect")
+        #expect(query["sessionId"] == CryptoUtils.sha256("session-1"))  // only the hash leaves the device
+        #expect(query["eventId"] == "event-1")
+        #expect(query["ibi"] == "com.example.app")
+        #expect(query["tid"] == "t1")
+        #expect(query["hl"] == "fr")
+        #expect(query["scopes"] == "mail.read,a+b")
+        #expect(query["customParameters"] == #"{"prompt":"consent"}"#)
+        #expect(query["redirectUrl"] == "hearth-my-project://firebaseauth/link")
+        #expect(request.callbackScheme == "hearth-my-project")
+    }
+
+    @Test func theRedirectBecomesACredentialOrFirebasesError() throws {
+        let request = WebSignInRequest(
+            providerID: "github.com", scopes: nil, customParameters: nil, options: Self.options,
+            endpoint: Self.options.endpoint, tenantID: nil, languageCode: nil, sessionID: "raw-session")
+        let link = "https://auth.example.com/__/auth/callback?code=abc&state=xyz"
+        var deepLink = URLComponents(string: "https://auth.example.com/__/auth/callback")!
+        deepLink.queryItems = [
+            URLQueryItem(name: "authType", value: "signInWithRedirect"), .init(name: "link", value: link),
+        ]
+        var callback = URLComponents(string: "hearth-my-project://firebaseauth/link")!
+        callback.queryItems = [URLQueryItem(name: "deep_link_id", value: deepLink.url!.absoluteString)]
+
+        let credential = try request.credential(fromCallback: callback.url!)
+        #expect(credential.provider == "github.com")
+        #expect(credential.webRedirect?.requestURI == link)
+        #expect(credential.webRedirect?.sessionID == "raw-session")
+        // signInWithIdp finishes it with the redirect and the raw session id, and no provider tokens.
+        let body = IdPSignInRequest.body(for: credential, idToken: nil, autoCreate: true)
+        #expect(body["requestUri"]?.string == link)
+        #expect(body["sessionId"]?.string == "raw-session")
+        #expect(body["postBody"] == nil)
+
+        var failed = URLComponents(string: "hearth-my-project://firebaseauth/link")!
+        failed.queryItems = [
+            URLQueryItem(name: "firebaseError", value: #"{"code":"auth/web-context-canceled","message":"closed"}"#)
+        ]
+        let cancelled = #expect(throws: NSError.self) { try request.credential(fromCallback: failed.url!) }
+        #expect(cancelled?.code == AuthErrorCode.webContextCancelled.rawValue)
+
+        let foreign = #expect(throws: NSError.self) {
+            try request.credential(fromCallback: URL(string: "otherapp://firebaseauth/link?x=1")!)
+        }
+        #expect(foreign?.code == AuthErrorCode.webSignInUserInteractionFailure.rawValue)
+    }
+
+    @Test func canHandleRecognisesOnlyThisAppsRedirect() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        let scheme = WebSignInRequest.callbackScheme(for: server.options)
+        #expect(auth.canHandle(URL(string: "\(scheme)://firebaseauth/link?deep_link_id=x")!))
+        #expect(!auth.canHandle(URL(string: "\(scheme)://elsewhere/link")!))
+        #expect(!auth.canHandle(URL(string: "https://example.com/")!))
+    }
+}
+
+/// The silent-push half of phone app verification: the pushed secret reaches the verification that
+/// waits for its receipt, whichever comes first; anything else is not Auth's notification.
+@Suite("APNs notifications")
+struct APNSNotificationTests {
+    @Test func thePushedSecretReachesTheWaitingVerification() async throws {
+        let server = try await TestServer()
+        let auth = server.makeAuth()
+        #expect(!auth.canHandleNotification(["aps": ["content-available": 1]]))
+        #expect(auth.canHandleNotification(["com.google.firebase.auth": ["receipt": "probe"]]))  // a probe
+
+        async let secret = auth.waitForPushedSecret(receipt: "r1", timeout: 10)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(auth.canHandleNotification(["com.google.firebase.auth": ["receipt": "r1", "secret": "s1"]]))
+        #expect(try await secret == "s1")
+
+        // The push may arrive before anyone waits (the JSON-string form FirebaseAuth also accepts).
+        #expect(auth.canHandleNotification(["com.google.firebase.auth": #"{"receipt":"r2","secret":"s2"}"#]))
+        #expect(try await auth.waitForPushedSecret(receipt: "r2", timeout: 10) == "s2")
+
+        let late = await #expect(throws: NSError.self) {
+            try await auth.waitForPushedSecret(receipt: "r3", timeout: 0.2)
+        }
+        #expect(late?.code == AuthErrorCode.notificationNotForwarded.rawValue)
+    }
+}
