@@ -300,7 +300,7 @@ class Server:
 def start_hearth(project: str = PROJECT_ID):
     data_dir = tempfile.mkdtemp(prefix="hearth-spec-")
     proc = subprocess.Popen(
-        [BINARY, "serve", "--emulator", "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir,
+        [BINARY, "serve", "--emulator", "--host", "127.0.0.1", "--port", "0", "--admin-port", "0", "--data-dir", data_dir,
          "--project", project, "--log-level", "info"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     port, lines, deadline = None, [], time.time() + 60
@@ -309,7 +309,7 @@ def start_hearth(project: str = PROJECT_ID):
         if not line:
             break
         lines.append(line)
-        m = re.search(r"listening on (?:http://)?127\.0\.0\.1:(\d+)", line)
+        m = re.search(r"hearth listening on http://127\.0\.0\.1:(\d+)", line)
         if m:
             port = int(m.group(1))
     if port is None:
