@@ -227,13 +227,18 @@ extension AuthEngine {
         } else if kind == .emailSignIn {
             throw AuthError(.missingContinueURI)
         }
-        if kind == .emailSignIn && !r.canHandleCodeInApp && !origin.emulator {
+        // Clients must handle sign-in links in the app; admins generating a link (returnOobLink) need not say so,
+        // as with Firebase (the Admin SDKs' generate_sign_in_with_email_link sends no flag by default).
+        if kind == .emailSignIn && !r.canHandleCodeInApp && !origin.emulator && !origin.isAdmin {
             throw AuthError(.invalidArgument, "canHandleCodeInApp must be true for e-mail link sign-in.")
         }
         if r.iOSBundleID?.isEmpty == true { throw AuthError(.missingIOSBundleID) }
         if r.androidPackageName?.isEmpty == true { throw AuthError(.missingAndroidPackageName) }
         if let domain = r.linkDomain.nonEmpty, !isAuthorized(host: domain, project: origin.project) {
-            throw AuthError(.invalidHostingLinkDomain)
+            throw AuthError(
+                .invalidHostingLinkDomain,
+                "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com)."
+            )
         }
     }
 
