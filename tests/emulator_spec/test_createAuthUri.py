@@ -14,7 +14,6 @@ def test_not_registered(api):
     assert isinstance(body.get("sessionId"), str)
 
 
-@xfail(V2_CONFIG_PRIVACY)
 def test_privacy_hides_registered(api):
     api.update_config({"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
     body = expect_ok(auth_uri(api, continueUri=URI, identifier="notregistered@example.com"))
@@ -31,7 +30,6 @@ def test_registered_providers(api):
     assert isinstance(body.get("sessionId"), str)
 
 
-@xfail(V2_CONFIG_PRIVACY)
 def test_privacy_hides_providers(api):
     api.update_config({"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
     api.register_user("alice@example.com", "notasecret")

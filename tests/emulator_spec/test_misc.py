@@ -75,7 +75,6 @@ def test_refresh_malformed_token(api):
                  "INVALID_REFRESH_TOKEN", contains=True)
 
 
-@xfail('refresh of a disabled user: TOKEN_EXPIRED instead of USER_DISABLED')
 def test_refresh_disabled_user(api):
     anon = api.register_anon()
     api.update_account(anon["localId"], disableUser=True)

@@ -56,7 +56,6 @@ def test_email_not_found(api):
     expect_error(signin(api, email="nosuchuser@example.com", password="notasecret"), 400, "EMAIL_NOT_FOUND")
 
 
-@xfail(V2_CONFIG_PRIVACY)
 def test_email_not_found_with_privacy(api):
     api.update_config({"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
     expect_error(signin(api, email="nosuchuser@example.com", password="notasecret"), 400,
@@ -68,7 +67,6 @@ def test_wrong_password(api):
     expect_error(signin(api, email=ALICE[0], password="NOTASECRET"), 400, "INVALID_PASSWORD")
 
 
-@xfail(V2_CONFIG_PRIVACY)
 def test_wrong_password_with_privacy(api):
     api.update_config({"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
     api.register_user(*ALICE)

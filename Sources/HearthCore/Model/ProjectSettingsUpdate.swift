@@ -24,7 +24,10 @@ public enum ProjectSettingsUpdate {
     public static func merge(
         _ patch: [String: JSONValue], into settings: [String: JSONValue], mask: [String]?, base: ProjectConfig
     ) throws(AuthError) -> [String: JSONValue] {
-        let selected = mask ?? paths.filter { value(at: $0, in: patch) != nil }
+        // A mask may also name an object that holds a changeable field (`emailPrivacyConfig`): that means its fields.
+        let selected = (mask ?? paths.filter { value(at: $0, in: patch) != nil }).flatMap { path in
+            paths.contains(path) ? [path] : paths.filter { $0.hasPrefix(path + ".") }.nonEmptyOr([path])
+        }
         var merged = settings
         for path in selected {
             // A mask may name a field inside an object setting (`blockingFunctions.triggers`).
@@ -167,4 +170,8 @@ extension PhoneSettings {
             }
         }
     }
+}
+
+extension Array {
+    fileprivate func nonEmptyOr(_ fallback: [Element]) -> [Element] { isEmpty ? fallback : self }
 }

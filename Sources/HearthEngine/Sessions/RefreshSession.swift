@@ -43,7 +43,12 @@ extension AuthEngine {
         case .unknown:
             throw AuthError(.invalidRefreshToken)
         case .revoked(let f):
-            throw AuthError(f.revokeReason == .userDeleted ? .userNotFound : .tokenExpired)
+            if f.revokeReason == .userDeleted { throw AuthError(.userNotFound) }
+            // Disabling ends the sessions; while the account stays disabled, say so, as Firebase does.
+            if try await store.user(projectID: f.projectID, uid: f.uid)?.disabled == true {
+                throw AuthError(.userDisabled)
+            }
+            throw AuthError(.tokenExpired)
         case .reuseDetected(let f):
             logger.warning(
                 "refresh token reused after rotation; session revoked",
