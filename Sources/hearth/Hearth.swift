@@ -29,7 +29,9 @@ struct Hearth: AsyncParsableCommand {
             variables and flags, in increasing order of precedence. See README.md for the file format.
             """,
         version: hearthVersion,
-        subcommands: [Serve.self, Users.self, ServiceAccounts.self, Keys.self, BenchCrypto.self],
+        subcommands: [
+            Serve.self, Users.self, ServiceAccounts.self, Keys.self, Backup.self, Restore.self, BenchCrypto.self,
+        ],
         defaultSubcommand: Serve.self)
 }
 

@@ -54,11 +54,11 @@ def free_port() -> int:
 
 
 def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None, port: int = 0,
-          env: dict | None = None):
+          env: dict | None = None, data_dir: str | None = None):
     """Starts `hearth serve` on a fresh data directory; yields a Hearth, stops it afterwards. `config` is written
     as the server's config file; `preexec_fn` runs in the child before it starts (resource limits); `port` when
     the configuration must know it in advance (publicURL); `env` adds environment variables."""
-    data_dir = tempfile.mkdtemp(prefix="hearth-interop-")
+    data_dir = data_dir or tempfile.mkdtemp(prefix="hearth-interop-")
     if config is not None:
         config_path = os.path.join(tempfile.mkdtemp(prefix="hearth-config-"), "hearth.json")
         with open(config_path, "w") as f:
