@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -13,6 +14,9 @@ final class KeyServer: @unchecked Sendable {
     private let socketFD: Int32
     private let bodies: [String: Data]
     private let onPost: (@Sendable (String, Data) -> Void)?
+    /// Set once by `stop()`: the descriptor must be closed exactly once (a second close would close whatever the
+    /// process opened under the same number since — a NIO socket — and crash it), and never used after.
+    private let stopped = Mutex(false)
 
     init(bodies: [String: Data], onPost: (@Sendable (String, Data) -> Void)? = nil) throws {
         self.bodies = bodies
@@ -42,9 +46,9 @@ final class KeyServer: @unchecked Sendable {
     var base: String { "http://127.0.0.1:\(port)" }
 
     private func serve() {
-        while true {
+        while !stopped.withLock({ $0 }) {
             let client = accept(socketFD, nil, nil)
-            if client < 0 { return }  // closed by stop()
+            if client < 0 { return }  // shut down by stop()
             let (request, posted) = readRequest(client)
             let path = request.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
             var body = bodies[path]
@@ -82,6 +86,11 @@ final class KeyServer: @unchecked Sendable {
     }
 
     func stop() {
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
         shutdown(socketFD, Int32(SHUT_RDWR))
         close(socketFD)
     }

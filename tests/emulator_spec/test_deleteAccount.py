@@ -27,7 +27,6 @@ def test_admin_delete_by_local_id(api):
     api.expect_user_gone(user["idToken"])
 
 
-@xfail("admin delete without localId: deletes the idToken's user (200) instead of MISSING_LOCAL_ID")
 def test_admin_missing_local_id(api):
     id_token = api.register_user("alice@example.com", "notasecret")["idToken"]
     expect_error(api.admin("delete", {"idToken": id_token}), 400, "MISSING_LOCAL_ID")

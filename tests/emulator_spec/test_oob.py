@@ -20,7 +20,6 @@ def _link(body, email):
     assert isinstance(body.get("oobCode"), str) and isinstance(body.get("oobLink"), str)
 
 
-@xfail(USED_OOB)
 def test_verify_email_code(api):
     user = api.register_user(*ALICE)
     body = expect_ok(send(api, {"idToken": user["idToken"], "requestType": "VERIFY_EMAIL"}))

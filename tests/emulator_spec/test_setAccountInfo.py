@@ -135,7 +135,6 @@ def test_verify_and_change_email_oob(api):
     assert api.oob_codes() == []
 
 
-@xfail(USED_OOB)
 def test_verify_and_change_email_taken(api):
     id_token = api.register_user("alice@example.com", "notasecret")["idToken"]
     expect_ok(api.v1("sendOobCode", {"idToken": id_token, "newEmail": "bob@example.com",

@@ -14,7 +14,6 @@ def test_empty_email_and_password(api):
     expect_error(api.v1("signUp", {"email": "", "password": ""}), 400, "INVALID_EMAIL")
 
 
-@xfail("anonymous token: no top-level provider_id 'anonymous' claim")
 def test_anon_signup_issues_tokens(api):
     body = expect_ok(api.v1("signUp", {"returnSecureToken": True}))
     assert isinstance(body.get("refreshToken"), str)

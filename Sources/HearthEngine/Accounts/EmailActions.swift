@@ -397,3 +397,10 @@ extension AuthEngine {
         }
     }
 }
+
+extension AuthEngine {
+    /// Whether an action code can still be used (the emulator's listing leaves spent codes out).
+    public func isLiveActionCode(_ code: String, projectID: String) async throws -> Bool {
+        try await store.emailActionCode(hash: Self.actionCodeHash(code), projectID: projectID, now: clock.now()) != nil
+    }
+}

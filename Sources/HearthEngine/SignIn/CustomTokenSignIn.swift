@@ -59,6 +59,7 @@ extension AuthEngine {
                 throw AuthError(.invalidCustomToken, "Invalid signature, expired, or lifetime over one hour.")
             }
         }
+        guard p["uid"] != nil, p["uid"] != .null else { throw AuthError(.missingIdentifier) }
         guard let uid = p["uid"]?.stringValue, (1...Self.maxUIDLength).contains(uid.count) else {
             throw AuthError(.invalidCustomToken, "uid must be a string of 1 to \(Self.maxUIDLength) characters.")
         }

@@ -59,7 +59,7 @@ extension AuthRoutes {
     }
 
     func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        if try wire.string("idToken") != nil && wire.fields["localId"] == nil { return try await delete(wire, origin) }
+        // Admins name the user (MISSING_LOCAL_ID otherwise), even when the body also carries an ID token.
         try await engine.adminDeleteUser(localID: try wire.string("localId"), origin: origin)
         return ["kind": "identitytoolkit#DeleteAccountResponse"]
     }

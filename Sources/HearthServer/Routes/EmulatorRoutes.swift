@@ -14,12 +14,15 @@ struct EmulatorRoutes: Sendable {
             return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
         }
         router.get("/emulator/v1/projects/{project}/oobCodes") { _, context in
-            let messages = try await engine.store.emailOutbox(projectID: try project(context).projectID)
-            let codes: [JSONValue] = messages.map { m -> JSONValue in
-                [
+            let projectID = try project(context).projectID
+            var codes: [JSONValue] = []
+            // Spent and expired codes leave the listing, as in the Firebase Auth Emulator.
+            for m in try await engine.store.emailOutbox(projectID: projectID)
+            where try await engine.isLiveActionCode(m.oobCode, projectID: projectID) {
+                codes.append([
                     "email": .string(m.email), "oobCode": .string(m.oobCode), "oobLink": .string(m.oobLink),
                     "requestType": .string(m.kind.rawValue),
-                ]
+                ])
             }
             return WireResponse.json(["oobCodes": .array(codes)])
         }

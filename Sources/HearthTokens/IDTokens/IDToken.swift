@@ -75,6 +75,8 @@ public struct IDTokenService: Sendable {
             firebase["second_factor_identifier"] = .string(secondFactor.enrollmentID)
         }
         claims["firebase"] = .object(firebase)
+        // Firebase's anonymous tokens also say so at the top level.
+        if signInProvider == "anonymous" { claims["provider_id"] = "anonymous" }
         return try sign(claims)
     }
 
