@@ -104,6 +104,7 @@ struct BlockingFunctionTests {
             for triggers: JSONValue in [
                 ["beforeLunch": ["functionUri": "http://127.0.0.1:1/fn"]],
                 ["beforeCreate": ["functionUri": "not a url"]],
+                [1],
             ] {
                 let reply = try await c.admin(
                     config, ["blockingFunctions": ["triggers": triggers]], token: token, method: .patch)

@@ -19,6 +19,9 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
     /// Reads the v2 config's `blockingFunctions` object; INVALID_BLOCKING_FUNCTION for an unknown event or a URL
     /// that is not absolute http(s).
     public init(config: JSONValue) throws(AuthError) {
+        if let value = config["triggers"], value != .null, value.objectValue == nil {
+            throw AuthError(.invalidBlockingFunction, "((triggers must map event types to functions.))")
+        }
         if case .object(let triggers)? = config["triggers"] {
             for (event, trigger) in triggers {
                 guard Self.events.contains(event) else {
