@@ -6,8 +6,8 @@ import HearthServer
 import HearthStore
 import Hummingbird
 
-/// Hearth's own e-mail action handler, `/__/auth/action`: the page a reset, verification, change, recovery or
-/// sign-in link opens. Server-rendered, no JavaScript.
+/// Hearth's own e-mail action handler, `/__/auth/action`: the page a reset, verification, change, recovery,
+/// second-factor removal or sign-in link opens. Server-rendered, no JavaScript.
 ///
 /// A GET only looks at the code (`accounts:resetPassword` without a password, as checkActionCode does), so link
 /// scanners cannot spend links; the form's POST uses it, through the same engine use cases as the JSON API. The
@@ -54,6 +54,7 @@ public struct ActionPages: Sendable {
             case "verifyAndChangeEmail": .verifyAndChangeEmail
             case "recoverEmail": .recoverEmail
             case "signIn": .emailSignIn
+            case "revertSecondFactorAddition": .revertSecondFactorAddition
             default: nil
             }
         }
@@ -147,6 +148,10 @@ public struct ActionPages: Sendable {
             return p.render(
                 title: t.recoverTitle,
                 body: "<p>\(p.fill(t.recoverPrompt, email: found.email))</p>" + p.form(link, fields: "", button: t.confirm))
+        case .revertSecondFactorAddition:
+            return p.render(
+                title: t.revertTitle,
+                body: "<p>\(p.fill(t.revertPrompt, email: found.email))</p>" + p.form(link, fields: "", button: t.confirm))
         case .emailSignIn:
             // The app that asked for the link completes the sign-in (it knows the address); a web app gets the
             // link's parameters on its continue URL.
@@ -208,6 +213,7 @@ public struct ActionPages: Sendable {
                 switch kind {
                 case .verifyAndChangeEmail: message = p.fill(t.changeDone, newEmail: user.email ?? "")
                 case .recoverEmail: message = p.fill(t.recoverDone, email: user.email ?? "")
+                case .revertSecondFactorAddition: message = p.e(t.revertDone)
                 default: message = p.e(t.verifyDone)
                 }
             }
@@ -230,6 +236,7 @@ public struct ActionPages: Sendable {
         case .verifyAndChangeEmail: t.changeTitle
         case .recoverEmail: t.recoverTitle
         case .emailSignIn: t.signInTitle
+        case .revertSecondFactorAddition: t.revertTitle
         }
     }
 

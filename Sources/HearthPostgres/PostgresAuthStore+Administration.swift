@@ -137,8 +137,9 @@ extension PostgresAuthStore {
     public func insertEmailActionCode(_ c: EmailActionCode) async throws {
         try await query(
             """
-            INSERT INTO email_action_codes (code_hash, project_id, kind, email, new_email, created_at, expires_at)
-            VALUES (\(Data(c.codeHash)), \(c.projectID), \(c.kind.rawValue), \(c.email), \(c.newEmail),
+            INSERT INTO email_action_codes
+              (code_hash, project_id, kind, email, new_email, mfa_enrollment_id, created_at, expires_at)
+            VALUES (\(Data(c.codeHash)), \(c.projectID), \(c.kind.rawValue), \(c.email), \(c.newEmail), \(c.mfaEnrollmentID),
               \(c.createdAt.millisecondsSince1970), \(c.expiresAt.millisecondsSince1970))
             """)
     }
@@ -169,6 +170,7 @@ extension PostgresAuthStore {
         return EmailActionCode(
             codeHash: Array(try r["code_hash"].decode(Data.self)), projectID: try r["project_id"].decode(String.self),
             kind: kind, email: try r["email"].decode(String.self), newEmail: try r["new_email"].decode(String?.self),
+            mfaEnrollmentID: try r["mfa_enrollment_id"].decode(String?.self),
             createdAt: Date(millisecondsSince1970: try r["created_at"].decode(Int64.self)),
             expiresAt: Date(millisecondsSince1970: try r["expires_at"].decode(Int64.self)))
     }

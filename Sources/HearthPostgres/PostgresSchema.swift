@@ -235,5 +235,9 @@ enum PostgresSchema {
                 "ALTER TABLE users ADD COLUMN email_link_sign_in BOOLEAN NOT NULL DEFAULT FALSE",
                 "ALTER TABLE users ADD COLUMN initial_email TEXT",
             ]),
+        // The second-factor notice's link names the enrollment it removes.
+        Migration(
+            version: "v9_mfa_revert",
+            statements: ["ALTER TABLE email_action_codes ADD COLUMN mfa_enrollment_id TEXT"]),
     ]
 }

@@ -151,11 +151,12 @@ extension SQLiteAuthStore {
         try await pool.write { db in
             try db.run(
                 """
-                INSERT INTO email_action_codes (code_hash, project_id, kind, email, new_email, created_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO email_action_codes
+                  (code_hash, project_id, kind, email, new_email, mfa_enrollment_id, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    Data(c.codeHash), c.projectID, c.kind.rawValue, c.email, c.newEmail,
+                    Data(c.codeHash), c.projectID, c.kind.rawValue, c.email, c.newEmail, c.mfaEnrollmentID,
                     c.createdAt.millisecondsSince1970, c.expiresAt.millisecondsSince1970,
                 ])
         }
@@ -181,13 +182,13 @@ extension SQLiteAuthStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT kind, email, new_email, created_at, expires_at FROM email_action_codes
+                        SELECT kind, email, new_email, created_at, expires_at, mfa_enrollment_id FROM email_action_codes
                         WHERE code_hash = ? AND project_id = ? AND expires_at > ?
                         """), arguments: [Data(hash), projectID, now.millisecondsSince1970]),
             let kind = EmailActionCode.Kind(rawValue: row[0])
         else { return nil }
         return EmailActionCode(
-            codeHash: hash, projectID: projectID, kind: kind, email: row[1], newEmail: row[2],
+            codeHash: hash, projectID: projectID, kind: kind, email: row[1], newEmail: row[2], mfaEnrollmentID: row[5],
             createdAt: Date(millisecondsSince1970: row[3]), expiresAt: Date(millisecondsSince1970: row[4]))
     }
 

@@ -212,6 +212,10 @@ enum SQLiteSchema {
                     ALTER TABLE users ADD COLUMN initial_email TEXT;
                     """)
         }
+        // The second-factor notice's link names the enrollment it removes.
+        m.registerMigration("v9_mfa_revert") { db in
+            try db.execute(sql: "ALTER TABLE email_action_codes ADD COLUMN mfa_enrollment_id TEXT")
+        }
         return m
     }
 }

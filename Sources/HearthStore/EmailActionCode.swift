@@ -11,6 +11,9 @@ public struct EmailActionCode: Sendable, Equatable {
         case recoverEmail = "RECOVER_EMAIL"
         /// E-mail link sign-in: `email` is the address the link signs in.
         case emailSignIn = "EMAIL_SIGNIN"
+        /// Sent after a second factor was added: `email` is the account's address, `mfaEnrollmentID` the factor
+        /// the link removes.
+        case revertSecondFactorAddition = "REVERT_SECOND_FACTOR_ADDITION"
     }
 
     public var codeHash: [UInt8]
@@ -20,18 +23,21 @@ public struct EmailActionCode: Sendable, Equatable {
     public var email: String
     /// VERIFY_AND_CHANGE_EMAIL: the address the account moves to.
     public var newEmail: String?
+    /// REVERT_SECOND_FACTOR_ADDITION: the enrollment the code removes.
+    public var mfaEnrollmentID: String?
     public var createdAt: Date
     public var expiresAt: Date
 
     public init(
-        codeHash: [UInt8], projectID: String, kind: Kind, email: String, newEmail: String? = nil, createdAt: Date,
-        expiresAt: Date
+        codeHash: [UInt8], projectID: String, kind: Kind, email: String, newEmail: String? = nil,
+        mfaEnrollmentID: String? = nil, createdAt: Date, expiresAt: Date
     ) {
         self.codeHash = codeHash
         self.projectID = projectID
         self.kind = kind
         self.email = email
         self.newEmail = newEmail
+        self.mfaEnrollmentID = mfaEnrollmentID
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

@@ -193,6 +193,13 @@ struct AdministrationConformance {
                 try await store.emailActionCode(hash: Fixture.hash("c1"), projectID: "p2", now: Fixture.t(1)) == nil)
             #expect(
                 try await store.emailActionCode(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(3600)) == nil)
+            let revert = EmailActionCode(
+                codeHash: Fixture.hash("c2"), projectID: "p1", kind: .revertSecondFactorAddition, email: "ada@x.com",
+                mfaEnrollmentID: "enrollment-1", createdAt: Fixture.t0, expiresAt: Fixture.t(3600))
+            try await store.insertEmailActionCode(revert)
+            #expect(
+                try await store.consumeEmailActionCode(hash: Fixture.hash("c2"), projectID: "p1", now: Fixture.t(1))
+                    == revert, "the enrollment a revert code removes comes back")
 
             let stores = [store, try await openAnother()]
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in

@@ -9,6 +9,9 @@ public struct EmailSettings: Sendable, Equatable, Codable {
     public var sendsPerIPPerHour: Int = 50
     /// The project's own texts, replacing the built-in localised ones per kind.
     public var templates: Templates = .init()
+    /// Tell the account's verified address when its password changes (by the user or through a reset link), with a
+    /// link to reset it. Off by default: Firebase sends no such notice.
+    public var notifyPasswordChange: Bool = false
 
     public init() {}
 
@@ -21,11 +24,16 @@ public struct EmailSettings: Sendable, Equatable, Codable {
         /// Sent to the old address after an e-mail change, with the link that undoes it.
         public var recoverEmail: EmailTemplate?
         public var emailSignIn: EmailTemplate?
+        /// Sent to a verified address after a second factor was added, with the link that removes it.
+        public var revertSecondFactorAddition: EmailTemplate?
+        /// Sent when `notifyPasswordChange` is on.
+        public var passwordChanged: EmailTemplate?
 
         public init() {}
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case verifyEmail, passwordReset, changeEmail, recoverEmail, emailSignIn
+            case verifyEmail, passwordReset, changeEmail, recoverEmail, emailSignIn, revertSecondFactorAddition
+            case passwordChanged
         }
 
         public init(from decoder: Decoder) throws {
@@ -36,11 +44,13 @@ public struct EmailSettings: Sendable, Equatable, Codable {
             changeEmail = try c.decodeIfPresent(EmailTemplate.self, forKey: .changeEmail)
             recoverEmail = try c.decodeIfPresent(EmailTemplate.self, forKey: .recoverEmail)
             emailSignIn = try c.decodeIfPresent(EmailTemplate.self, forKey: .emailSignIn)
+            revertSecondFactorAddition = try c.decodeIfPresent(EmailTemplate.self, forKey: .revertSecondFactorAddition)
+            passwordChanged = try c.decodeIfPresent(EmailTemplate.self, forKey: .passwordChanged)
         }
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case appName, sendsPerAddressPerHour, sendsPerIPPerHour, templates
+        case appName, sendsPerAddressPerHour, sendsPerIPPerHour, templates, notifyPasswordChange
     }
 
     public init(from decoder: Decoder) throws {
@@ -51,12 +61,13 @@ public struct EmailSettings: Sendable, Equatable, Codable {
         sendsPerAddressPerHour = try c.decode(.sendsPerAddressPerHour, default: d.sendsPerAddressPerHour)
         sendsPerIPPerHour = try c.decode(.sendsPerIPPerHour, default: d.sendsPerIPPerHour)
         templates = try c.decode(.templates, default: d.templates)
+        notifyPasswordChange = try c.decode(.notifyPasswordChange, default: d.notifyPasswordChange)
     }
 }
 
 /// A project's own e-mail for one kind, as Firebase's console edits it: every part optional; what is missing comes
 /// from the built-in template. `body` is HTML with Firebase's placeholders (`%LINK%`, `%EMAIL%`, `%NEW_EMAIL%`,
-/// `%APP_NAME%`, `%DISPLAY_NAME%`), whose values are HTML-escaped; `text` is the plain-text part (derived from
+/// `%APP_NAME%`, `%DISPLAY_NAME%`, and `%SECOND_FACTOR%` in the second-factor notice), whose values are HTML-escaped; `text` is the plain-text part (derived from
 /// `body` when absent).
 public struct EmailTemplate: Sendable, Equatable, Codable {
     public var senderName: String?

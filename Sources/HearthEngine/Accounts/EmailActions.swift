@@ -72,7 +72,10 @@ extension AuthEngine {
 
     public func sendEmailAction(_ r: EmailActionRequest, origin: RequestOrigin) async throws -> EmailActionResult {
         guard let name = r.kind.nonEmpty, name != "OOB_REQ_TYPE_UNSPECIFIED" else { throw AuthError(.missingReqType) }
-        guard let kind = EmailActionCode.Kind(rawValue: name), kind != .recoverEmail else {
+        // Notices' links are made by the server, never asked for.
+        guard let kind = EmailActionCode.Kind(rawValue: name), kind != .recoverEmail,
+            kind != .revertSecondFactorAddition
+        else {
             throw AuthError(.invalidReqType, "\(name) links are not supported by Hearth.")
         }
         if r.returnLink && !origin.isAdmin { throw AuthError(.insufficientPermission) }
@@ -127,7 +130,7 @@ extension AuthEngine {
                 newEmail = target
                 recipient = target
             }
-        case .recoverEmail:
+        case .recoverEmail, .revertSecondFactorAddition:
             throw AuthError(.invalidReqType)
         }
         if limited { try await reserveEmailSend(kind: kind, recipient: recipient, origin: origin) }
@@ -147,12 +150,18 @@ extension AuthEngine {
         let link = Self.actionLink(
             project: project, kind: kind, code: code, continueURL: r.continueURL, locale: origin.locale)
         if r.returnLink { return EmailActionResult(email: email, code: code, link: link) }
-        try await deliver(
-            kind: kind, to: recipient, code: code, hash: hash, link: link,
-            values: .init(
-                link: link, email: email, newEmail: newEmail, appName: project.email.appName,
-                displayName: user?.displayName),
-            origin: origin)
+        do {
+            try await deliver(
+                kind: kind, to: recipient, code: code, hash: hash, link: link,
+                values: .init(
+                    link: link, email: email, newEmail: newEmail, appName: project.email.appName,
+                    displayName: user?.displayName),
+                origin: origin)
+        } catch let error as AuthError where error.code == .unavailable && hidesAccounts {
+            // Under enumeration protection a failed delivery answers like an unknown address (which sends
+            // nothing), or a broken mail relay would tell which addresses have accounts. The log says it failed.
+            return EmailActionResult(email: email)
+        }
         let elapsed = ContinuousClock.now - started
         emailPacing.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         return EmailActionResult(email: email)
@@ -161,19 +170,22 @@ extension AuthEngine {
     /// Renders and sends one action e-mail. When it cannot be sent, the code is deleted so no live link is left
     /// behind, and the client gets UNAVAILABLE (503), never a 500.
     func deliver(
-        kind: EmailActionCode.Kind, to recipient: String, code: String, hash: [UInt8], link: String,
-        values: EmailTemplates.Values, origin: RequestOrigin
+        kind: EmailActionCode.Kind, template: EmailTemplates.Kind? = nil, to recipient: String, code: String,
+        hash: [UInt8], link: String, values: EmailTemplates.Values, origin: RequestOrigin
     ) async throws {
         let project = origin.project
-        let templateKind: EmailTemplates.Kind
-        let custom: EmailTemplate?
-        switch kind {
-        case .passwordReset: (templateKind, custom) = (.passwordReset, project.email.templates.passwordReset)
-        case .verifyEmail: (templateKind, custom) = (.verifyEmail, project.email.templates.verifyEmail)
-        case .verifyAndChangeEmail: (templateKind, custom) = (.changeEmail, project.email.templates.changeEmail)
-        case .recoverEmail: (templateKind, custom) = (.recoverEmail, project.email.templates.recoverEmail)
-        case .emailSignIn: (templateKind, custom) = (.emailSignIn, project.email.templates.emailSignIn)
-        }
+        let templateKind = template ?? Self.template(for: kind)
+        let templates = project.email.templates
+        let custom: EmailTemplate? =
+            switch templateKind {
+            case .passwordReset: templates.passwordReset
+            case .verifyEmail: templates.verifyEmail
+            case .changeEmail: templates.changeEmail
+            case .recoverEmail: templates.recoverEmail
+            case .emailSignIn: templates.emailSignIn
+            case .secondFactorAdded: templates.revertSecondFactorAddition
+            case .passwordChanged: templates.passwordChanged
+            }
         let rendered = EmailTemplates.render(templateKind, values: values, locale: origin.locale, override: custom)
         do {
             try await emailSender.send(
@@ -188,6 +200,19 @@ extension AuthEngine {
                 "e-mail delivery failed",
                 metadata: ["project": "\(project.projectID)", "kind": "\(kind.rawValue)", "error": "\(error)"])
             throw AuthError(.unavailable, "The e-mail could not be sent; try again later.")
+        }
+    }
+
+    /// The message a code's link is sent in, unless the caller names another (the password-changed notice carries
+    /// a reset link).
+    static func template(for kind: EmailActionCode.Kind) -> EmailTemplates.Kind {
+        switch kind {
+        case .passwordReset: .passwordReset
+        case .verifyEmail: .verifyEmail
+        case .verifyAndChangeEmail: .changeEmail
+        case .recoverEmail: .recoverEmail
+        case .emailSignIn: .emailSignIn
+        case .revertSecondFactorAddition: .secondFactorAdded
         }
     }
 
@@ -272,6 +297,7 @@ extension AuthEngine {
             case .verifyAndChangeEmail: "verifyAndChangeEmail"
             case .recoverEmail: "recoverEmail"
             case .emailSignIn: "signIn"
+            case .revertSecondFactorAddition: "revertSecondFactorAddition"
             }
         var items = [URLQueryItem(name: "mode", value: mode), URLQueryItem(name: "oobCode", value: code)]
         if let key = project.apiKeys.first {
@@ -324,17 +350,20 @@ extension AuthEngine {
             try await endSessions(of: user.uid, projectID: projectID)
         }
         logger.info("password reset by e-mail link", metadata: ["project": "\(projectID)", "email": "\(used.email)"])
+        if origin.project.email.notifyPasswordChange {
+            await sendPasswordChangedNotice(to: used.email, user: nil, origin: origin)
+        }
         return (used.kind, used.email, nil)
     }
 
     /// `accounts:update` with an `oobCode`: confirms an address (VERIFY_EMAIL), moves the account to the new,
-    /// now verified, address (VERIFY_AND_CHANGE_EMAIL, telling the old address how to undo it), or moves it back
-    /// (RECOVER_EMAIL).
+    /// now verified, address (VERIFY_AND_CHANGE_EMAIL, telling the old address how to undo it), moves it back
+    /// (RECOVER_EMAIL), or removes a second factor its owner did not add (REVERT_SECOND_FACTOR_ADDITION).
     public func applyEmailAction(code: String, origin: RequestOrigin) async throws -> UserRecord {
         let projectID = origin.project.projectID
         let hash = Self.actionCodeHash(code)
         guard let peeked = try await store.emailActionCode(hash: hash, projectID: projectID, now: clock.now()),
-            [.verifyEmail, .verifyAndChangeEmail, .recoverEmail].contains(peeked.kind),
+            [.verifyEmail, .verifyAndChangeEmail, .recoverEmail, .revertSecondFactorAddition].contains(peeked.kind),
             let used = try await store.consumeEmailActionCode(hash: hash, projectID: projectID, now: clock.now())
         else { throw AuthError(.invalidOobCode) }
         var previous: (email: String, verified: Bool)?
@@ -353,11 +382,15 @@ extension AuthEngine {
             case .recoverEmail:
                 user.email = used.email
                 user.validSince = nowSecond()
+            case .revertSecondFactorAddition:
+                // Whoever added the factor may hold a session: all of them end.
+                user.mfaEnrollments.removeAll { $0.id == used.mfaEnrollmentID }
+                user.validSince = nowSecond()
             default: break
             }
             user.emailVerified = true
             try await save(&user)
-            if used.kind == .verifyAndChangeEmail || used.kind == .recoverEmail {
+            if used.kind != .verifyEmail {
                 try await endSessions(of: user.uid, projectID: projectID)
             }
             logger.info(
@@ -374,26 +407,69 @@ extension AuthEngine {
     /// After a verified address was replaced, its owner gets a link that restores it (Firebase's "email address
     /// change" notice). The change stands even if this mail cannot be sent.
     func sendRecoveryNotice(to oldEmail: String, newEmail: String, user: UserRecord, origin: RequestOrigin) async {
+        await sendNotice(
+            EmailActionCode(
+                codeHash: [], projectID: origin.project.projectID, kind: .recoverEmail, email: oldEmail,
+                newEmail: newEmail, createdAt: clock.now(), expiresAt: clock.now()),
+            user: user, origin: origin)
+    }
+
+    /// After a second factor was added to an account with a verified address, the address gets a link that
+    /// removes it (Firebase's "2-step verification enrollment" notice), so a stolen password plus an attacker's
+    /// phone does not lock the owner out.
+    func sendSecondFactorNotice(user: UserRecord, enrollment: MFAEnrollment, origin: RequestOrigin) async {
+        // Firebase's emulator sends no such notice, so `--emulator`'s outbox does not list one either.
+        guard let email = user.email, user.emailVerified, !origin.emulator else { return }
+        await sendNotice(
+            EmailActionCode(
+                codeHash: [], projectID: origin.project.projectID, kind: .revertSecondFactorAddition, email: email,
+                mfaEnrollmentID: enrollment.id, createdAt: clock.now(), expiresAt: clock.now()),
+            user: user, origin: origin,
+            secondFactor: enrollment.displayName ?? enrollment.phoneNumber.map(MFAEnrollment.mask) ?? "TOTP")
+    }
+
+    /// The project's optional password-changed notice, with a reset link for an owner who did not change it.
+    func sendPasswordChangedNotice(to email: String, user: UserRecord?, origin: RequestOrigin) async {
+        let found = try? await store.user(projectID: origin.project.projectID, email: email)
+        guard let user = user ?? found else { return }
+        await sendNotice(
+            EmailActionCode(
+                codeHash: [], projectID: origin.project.projectID, kind: .passwordReset, email: email,
+                createdAt: clock.now(), expiresAt: clock.now()),
+            template: .passwordChanged, user: user, origin: origin)
+    }
+
+    /// Makes the notice's code (kind, addresses and enrollment from `model`) and sends it. Best effort: the change
+    /// it reports stands even when the mail cannot be sent.
+    private func sendNotice(
+        _ model: EmailActionCode, template: EmailTemplates.Kind? = nil, user: UserRecord, origin: RequestOrigin,
+        secondFactor: String? = nil
+    ) async {
         guard emailSender.isConfigured else { return }
         let project = origin.project
         let code = random.token(bytes: 32)
         let now = clock.now()
-        let hash = Self.actionCodeHash(code)
+        var stored = model
+        stored.codeHash = Self.actionCodeHash(code)
+        stored.createdAt = now
+        stored.expiresAt = now.addingTimeInterval(Self.lifetime(of: model.kind))
         do {
-            try await store.insertEmailActionCode(
-                EmailActionCode(
-                    codeHash: hash, projectID: project.projectID, kind: .recoverEmail, email: oldEmail,
-                    newEmail: newEmail, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime(of: .recoverEmail))))
+            try await store.insertEmailActionCode(stored)
             let link = Self.actionLink(
-                project: project, kind: .recoverEmail, code: code, continueURL: nil, locale: origin.locale)
+                project: project, kind: model.kind, code: code, continueURL: nil, locale: origin.locale)
             try await deliver(
-                kind: .recoverEmail, to: oldEmail, code: code, hash: hash, link: link,
+                kind: model.kind, template: template, to: model.email, code: code, hash: stored.codeHash, link: link,
                 values: .init(
-                    link: link, email: oldEmail, newEmail: newEmail, appName: project.email.appName,
-                    displayName: user.displayName),
+                    link: link, email: model.email, newEmail: model.newEmail, appName: project.email.appName,
+                    displayName: user.displayName, secondFactor: secondFactor),
                 origin: origin)
         } catch {
-            logger.warning("recover-e-mail notice not sent", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
+            logger.warning(
+                "security notice not sent",
+                metadata: [
+                    "project": "\(project.projectID)", "uid": "\(user.uid)",
+                    "notice": "\((template ?? Self.template(for: model.kind)).rawValue)",
+                ])
         }
     }
 }

@@ -6,6 +6,9 @@ import HearthCore
 enum EmailTemplates {
     enum Kind: String, CaseIterable {
         case verifyEmail, passwordReset, changeEmail, recoverEmail, emailSignIn
+        /// Security notices: a second factor was added (its link removes it); the password was changed (its link
+        /// resets it).
+        case secondFactorAdded, passwordChanged
     }
 
     struct Rendered: Equatable {
@@ -23,11 +26,13 @@ enum EmailTemplates {
         var newEmail: String?
         var appName: String
         var displayName: String?
+        /// The added factor as the notice names it: a masked phone number, or the authenticator's name.
+        var secondFactor: String? = nil
 
         var table: [(String, String)] {
             [
                 ("%LINK%", link), ("%EMAIL%", email), ("%NEW_EMAIL%", newEmail ?? ""), ("%APP_NAME%", appName),
-                ("%DISPLAY_NAME%", displayName ?? ""),
+                ("%DISPLAY_NAME%", displayName ?? ""), ("%SECOND_FACTOR%", secondFactor ?? ""),
             ]
         }
     }
@@ -74,6 +79,14 @@ enum EmailTemplates {
                 subject: "Sign in to %APP_NAME%",
                 before: "We received a request to sign in to %APP_NAME% as %EMAIL%. Follow this link to sign in.",
                 after: "If you did not request this link, you can safely ignore this email."),
+            .secondFactorAdded: Text(
+                subject: "You added 2-step verification to your %APP_NAME% account",
+                before: "Your %APP_NAME% account %EMAIL% now asks for a second factor (%SECOND_FACTOR%) when you sign in. If you didn’t add it, follow this link to remove it.",
+                after: "If you added it yourself, you can ignore this email."),
+            .passwordChanged: Text(
+                subject: "Your %APP_NAME% password was changed",
+                before: "The password of your %APP_NAME% account %EMAIL% was just changed. If you didn’t change it, follow this link to choose a new one.",
+                after: "If you changed it yourself, you can ignore this email."),
         ],
         "ko": [
             .verifyEmail: Text(
@@ -92,6 +105,14 @@ enum EmailTemplates {
             .emailSignIn: Text(
                 subject: "%APP_NAME% 로그인", before: "%EMAIL% 계정으로 %APP_NAME%에 로그인하려면 아래 링크를 누르세요.",
                 after: "로그인을 요청하지 않았다면 이 이메일을 무시하셔도 됩니다."),
+            .secondFactorAdded: Text(
+                subject: "%APP_NAME% 계정에 2단계 인증이 추가되었습니다",
+                before: "%APP_NAME% 계정 %EMAIL%에 로그인할 때 두 번째 인증 수단(%SECOND_FACTOR%)을 요구하도록 설정되었습니다. 직접 추가하지 않았다면 아래 링크를 눌러 삭제하세요.",
+                after: "직접 추가했다면 이 이메일을 무시하셔도 됩니다."),
+            .passwordChanged: Text(
+                subject: "%APP_NAME% 비밀번호가 변경되었습니다",
+                before: "%APP_NAME% 계정 %EMAIL%의 비밀번호가 방금 변경되었습니다. 직접 변경하지 않았다면 아래 링크를 눌러 새 비밀번호를 설정하세요.",
+                after: "직접 변경했다면 이 이메일을 무시하셔도 됩니다."),
         ],
         "ja": [
             .verifyEmail: Text(
@@ -111,6 +132,14 @@ enum EmailTemplates {
             .emailSignIn: Text(
                 subject: "%APP_NAME% へのログイン", before: "%EMAIL% で %APP_NAME% にログインするには、次のリンクを開いてください。",
                 after: "このリンクを依頼していない場合は、このメールを無視してください。"),
+            .secondFactorAdded: Text(
+                subject: "%APP_NAME% アカウントに 2 段階認証が追加されました",
+                before: "%APP_NAME% アカウント %EMAIL% のログインで 2 つ目の認証要素（%SECOND_FACTOR%）が求められるようになりました。心当たりがない場合は、次のリンクから削除してください。",
+                after: "ご自身で追加した場合は、このメールを無視してください。"),
+            .passwordChanged: Text(
+                subject: "%APP_NAME% のパスワードが変更されました",
+                before: "%APP_NAME% アカウント %EMAIL% のパスワードが変更されました。心当たりがない場合は、次のリンクから新しいパスワードを設定してください。",
+                after: "ご自身で変更した場合は、このメールを無視してください。"),
         ],
         "zh": [
             .verifyEmail: Text(
@@ -129,6 +158,14 @@ enum EmailTemplates {
             .emailSignIn: Text(
                 subject: "登录 %APP_NAME%", before: "请点击以下链接，以 %EMAIL% 登录 %APP_NAME%。",
                 after: "如果您未请求此链接，请忽略此邮件。"),
+            .secondFactorAdded: Text(
+                subject: "您的 %APP_NAME% 账号已添加两步验证",
+                before: "您的 %APP_NAME% 账号 %EMAIL% 登录时现在需要第二重验证（%SECOND_FACTOR%）。如果不是您添加的，请点击以下链接将其移除。",
+                after: "如果是您本人添加的，请忽略此电子邮件。"),
+            .passwordChanged: Text(
+                subject: "您的 %APP_NAME% 密码已更改",
+                before: "您的 %APP_NAME% 账号 %EMAIL% 的密码刚刚已更改。如果不是您本人更改的，请点击以下链接设置新密码。",
+                after: "如果是您本人更改的，请忽略此电子邮件。"),
         ],
         "zh-tw": [
             .verifyEmail: Text(
@@ -147,6 +184,14 @@ enum EmailTemplates {
             .emailSignIn: Text(
                 subject: "登入 %APP_NAME%", before: "請點選以下連結，以 %EMAIL% 登入 %APP_NAME%。",
                 after: "如果您未要求此連結，請忽略這封郵件。"),
+            .secondFactorAdded: Text(
+                subject: "您的 %APP_NAME% 帳戶已新增兩步驟驗證",
+                before: "您的 %APP_NAME% 帳戶 %EMAIL% 登入時現在需要第二重驗證（%SECOND_FACTOR%）。如果不是您新增的，請點選以下連結將其移除。",
+                after: "如果是您本人新增的，請忽略這封電子郵件。"),
+            .passwordChanged: Text(
+                subject: "您的 %APP_NAME% 密碼已變更",
+                before: "您的 %APP_NAME% 帳戶 %EMAIL% 的密碼剛剛已變更。如果不是您本人變更的，請點選以下連結設定新密碼。",
+                after: "如果是您本人變更的，請忽略這封電子郵件。"),
         ],
         "fr": [
             .verifyEmail: Text(
@@ -170,6 +215,14 @@ enum EmailTemplates {
                 subject: "Connexion à %APP_NAME%",
                 before: "Cliquez sur ce lien pour vous connecter à %APP_NAME% avec le compte %EMAIL%.",
                 after: "Si vous n'avez pas demandé ce lien, vous pouvez ignorer cet e-mail."),
+            .secondFactorAdded: Text(
+                subject: "Validation en deux étapes ajoutée à votre compte %APP_NAME%",
+                before: "Votre compte %APP_NAME% %EMAIL% demande désormais un second facteur (%SECOND_FACTOR%) à la connexion. Si vous ne l’avez pas ajouté, suivez ce lien pour le supprimer.",
+                after: "Si vous l’avez ajouté vous-même, vous pouvez ignorer cet e-mail."),
+            .passwordChanged: Text(
+                subject: "Le mot de passe de votre compte %APP_NAME% a été modifié",
+                before: "Le mot de passe de votre compte %APP_NAME% %EMAIL% vient d’être modifié. Si vous ne l’avez pas modifié, suivez ce lien pour en choisir un nouveau.",
+                after: "Si vous l’avez modifié vous-même, vous pouvez ignorer cet e-mail."),
         ],
         "de": [
             .verifyEmail: Text(
@@ -193,6 +246,14 @@ enum EmailTemplates {
                 subject: "Bei %APP_NAME% anmelden",
                 before: "Klicken Sie auf diesen Link, um sich mit %EMAIL% bei %APP_NAME% anzumelden.",
                 after: "Wenn Sie diesen Link nicht angefordert haben, können Sie diese E-Mail ignorieren."),
+            .secondFactorAdded: Text(
+                subject: "Bestätigung in zwei Schritten für Ihr %APP_NAME%-Konto hinzugefügt",
+                before: "Ihr %APP_NAME%-Konto %EMAIL% verlangt bei der Anmeldung jetzt einen zweiten Faktor (%SECOND_FACTOR%). Falls Sie ihn nicht hinzugefügt haben, entfernen Sie ihn über diesen Link.",
+                after: "Falls Sie ihn selbst hinzugefügt haben, können Sie diese E-Mail ignorieren."),
+            .passwordChanged: Text(
+                subject: "Ihr %APP_NAME%-Passwort wurde geändert",
+                before: "Das Passwort Ihres %APP_NAME%-Kontos %EMAIL% wurde soeben geändert. Falls Sie es nicht geändert haben, wählen Sie über diesen Link ein neues.",
+                after: "Falls Sie es selbst geändert haben, können Sie diese E-Mail ignorieren."),
         ],
         "es": [
             .verifyEmail: Text(
@@ -216,6 +277,14 @@ enum EmailTemplates {
                 subject: "Accede a %APP_NAME%",
                 before: "Haz clic en este enlace para acceder a %APP_NAME% con la cuenta %EMAIL%.",
                 after: "Si no solicitaste este enlace, puedes ignorar este mensaje."),
+            .secondFactorAdded: Text(
+                subject: "Se añadió la verificación en dos pasos a tu cuenta de %APP_NAME%",
+                before: "Tu cuenta de %APP_NAME% %EMAIL% ahora pide un segundo factor (%SECOND_FACTOR%) al iniciar sesión. Si no lo añadiste tú, sigue este enlace para quitarlo.",
+                after: "Si lo añadiste tú, puedes ignorar este correo."),
+            .passwordChanged: Text(
+                subject: "Se cambió la contraseña de tu cuenta de %APP_NAME%",
+                before: "La contraseña de tu cuenta de %APP_NAME% %EMAIL% acaba de cambiar. Si no la cambiaste tú, sigue este enlace para elegir una nueva.",
+                after: "Si la cambiaste tú, puedes ignorar este correo."),
         ],
     ]
 

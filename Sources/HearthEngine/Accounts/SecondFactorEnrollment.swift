@@ -129,6 +129,7 @@ extension AuthEngine {
             return current
         }
         logger.info("second factor enrolled", metadata: ["uid": "\(user.uid)", "factor": "\(enrollment.factorID)"])
+        await sendSecondFactorNotice(user: updated, enrollment: enrollment, origin: origin)
         let tokens = try await startSession(
             for: updated, provider: token.signInProvider ?? ProviderID.password, origin: origin,
             secondFactor: SecondFactorClaim(factorID: enrollment.factorID, enrollmentID: enrollment.id), signIn: false)

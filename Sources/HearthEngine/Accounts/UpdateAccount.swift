@@ -90,6 +90,12 @@ extension AuthEngine {
         if let replaced, let newEmail = user.email {
             await sendRecoveryNotice(to: replaced, newEmail: newEmail, user: user, origin: origin)
         }
+        // The old verified address when this update also replaced it; the new one is not verified yet.
+        if newPassword != nil, project.email.notifyPasswordChange,
+            let address = replaced ?? (user.emailVerified ? user.email : nil)
+        {
+            await sendPasswordChangedNotice(to: address, user: user, origin: origin)
+        }
         if changesCredentials {
             try await endSessions(of: user.uid, projectID: user.projectID)
             logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
