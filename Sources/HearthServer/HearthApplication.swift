@@ -16,6 +16,8 @@ public enum HearthApplication {
         pages: (Router<HearthRequestContext>) -> Void = { _ in }
     ) -> Router<HearthRequestContext> {
         let router = Router(context: HearthRequestContext.self)
+        // Outermost, so every log line of the request, and its answer, carry its id.
+        router.add(middleware: RequestIDMiddleware())
         router.add(middleware: HTTPHygieneMiddleware())
         router.add(middleware: ClientAddressMiddleware(trusted: http.trustedNetworks))
         // Every request at debug level (HEARTH_LOG_LEVEL=debug); account events are logged at info by the engine.

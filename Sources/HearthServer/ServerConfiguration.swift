@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     /// `normal` survives a crash of the process; `full` also a power cut, at an fsync per commit.
     public var sqliteDurability: String = "normal"
     public var logLevel: String = "info"
+    /// `text` (a line per event) or `json` (an object per line, for log shippers); both on standard error and
+    /// with the request id on every line a request causes.
+    public var logFormat: String = "text"
     /// SMS provider for phone sign-in codes; the development outbox unless configured.
     public var sms: SMSConfiguration = .init()
     /// E-mail sender for action links (SMTP or a webhook); without one a production server sends no mail.
@@ -42,7 +45,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, sms, email, publicURL, recaptcha, apns, http, projects
+            sqliteDurability, logLevel, logFormat, sms, email, publicURL, recaptcha, apns, http, projects
     }
 
     public init(from decoder: Decoder) throws {
@@ -59,6 +62,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         passwordHashing = try c.decode(.passwordHashing, default: d.passwordHashing)
         sqliteDurability = try c.decode(.sqliteDurability, default: d.sqliteDurability)
         logLevel = try c.decode(.logLevel, default: d.logLevel)
+        logFormat = try c.decode(.logFormat, default: d.logFormat)
         sms = try c.decode(.sms, default: d.sms)
         email = try c.decode(.email, default: d.email)
         publicURL = try c.decodeIfPresent(String.self, forKey: .publicURL)
@@ -103,6 +107,7 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let v = env["HEARTH_KEY_ENCRYPTION_KEY"], !v.isEmpty { keyEncryptionKey = v }
         if let v = env["HEARTH_PROJECT"] { defaultProject = v }
         if let v = env["HEARTH_LOG_LEVEL"] { logLevel = v }
+        if let v = env["HEARTH_LOG_FORMAT"] { logFormat = v }
         sms.applyEnvironment(env)
         if let v = env["HEARTH_TRUSTED_PROXIES"] {
             http.trustedProxies = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -124,6 +129,9 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         }
         guard ["normal", "full"].contains(sqliteDurability) else {
             throw ConfigurationError("sqliteDurability must be \"normal\" or \"full\"")
+        }
+        guard LogFormat(rawValue: logFormat) != nil else {
+            throw ConfigurationError("logFormat must be \"text\" or \"json\", got \(logFormat)")
         }
         if let problem = sms.problem { throw ConfigurationError(problem) }
         if let problem = http.problem { throw ConfigurationError(problem) }

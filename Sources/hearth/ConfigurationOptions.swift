@@ -32,6 +32,13 @@ struct ConfigurationOptions: ParsableArguments {
         help: "Log level: trace, debug, info, notice, warning, error (default info). Env: HEARTH_LOG_LEVEL.")
     var logLevel: String?
 
+    @Option(
+        name: .long,
+        help:
+            "Log format: text, or json (one object per line with time, level, message, request id and metadata). Env: HEARTH_LOG_FORMAT."
+    )
+    var logFormat: String?
+
     /// File, then environment, then flags.
     func resolve() throws -> ServerConfiguration {
         let env = ProcessInfo.processInfo.environment
@@ -50,6 +57,7 @@ struct ConfigurationOptions: ParsableArguments {
         if let databaseURL { configuration.databaseURL = databaseURL }
         if let project { configuration.defaultProject = project }
         if let logLevel { configuration.logLevel = logLevel }
+        if let logFormat { configuration.logFormat = logFormat }
         return configuration
     }
 

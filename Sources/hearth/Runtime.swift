@@ -17,6 +17,8 @@ struct Runtime {
     let hasher: PasswordHasher
 
     static func logger(_ configuration: ServerConfiguration) -> Logger {
+        // Before the first logger is made: loggers keep the handler of their birth.
+        (LogFormat(rawValue: configuration.logFormat) ?? .text).bootstrap()
         var logger = Logger(label: "hearth")
         logger.logLevel = Logger.Level(rawValue: configuration.logLevel) ?? .info
         return logger
