@@ -19,6 +19,9 @@ def test_health_readiness_and_metrics(hearth):
     assert re.search(r'hearth_sign_ins_total\{provider="password",outcome="failure"\} [1-9]', text), text
     assert 'http_server_request_duration_count{http_route="/v1/accounts:signUp"' in text
     assert re.search(r"hearth_signing_key_age_seconds \d", text)
+    # Two hashes ran: each waited for a hash thread, and none is queued now.
+    assert re.search(r"hearth_password_hash_wait_seconds_count [2-9]", text), text
+    assert re.search(r"hearth_password_hash_queue_depth 0", text), text
     # Labels name providers and routes, never a user.
     assert "metrics@example.com" not in text
 
@@ -136,3 +139,23 @@ def test_the_systemd_unit_is_valid(tmp_path):
     # The flags it passes exist.
     helped = subprocess.run([BINARY, "serve", "--help"], capture_output=True, text=True, timeout=60)
     assert "--config" in helped.stdout and "--data-dir" in helped.stdout
+
+
+def test_the_grafana_dashboard_names_only_metrics_hearth_exports(hearth):
+    """docs/deploy/grafana-dashboard.json cannot drift from the metric names: each one it queries is on /metrics
+    now, or (for sends that did not happen in this test) is a label Hearth's sources define."""
+    import glob
+    import json
+    import os
+
+    root = os.path.join(os.path.dirname(__file__), "../..")
+    dashboard = json.load(open(os.path.join(root, "docs/deploy/grafana-dashboard.json")))
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p["targets"]]
+    names = {re.sub(r"_(bucket|count|sum)$", "", n) for e in exprs for n in re.findall(r"\b((?:hearth|http_server)_\w+)", e)}
+    assert len(names) >= 10
+
+    hearth.post("/v1/accounts:signUp", {"email": "dash@example.com", "password": "secret-1"})
+    text = requests.get(f"{hearth.admin_base}/metrics", timeout=10).text
+    sources = "".join(open(f).read() for f in glob.glob(os.path.join(root, "Sources/**/*.swift"), recursive=True))
+    for name in sorted(names):
+        assert re.search(rf"^{name}(_bucket|_count|_sum)?[{{ ]", text, re.M) or f'"{name}"' in sources, name

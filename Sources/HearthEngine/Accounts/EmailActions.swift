@@ -193,7 +193,9 @@ extension AuthEngine {
                     projectID: project.projectID, to: recipient, senderName: rendered.senderName,
                     replyTo: rendered.replyTo, subject: rendered.subject, text: rendered.text, html: rendered.html,
                     kind: kind, oobCode: code, link: link, sentAt: clock.now()))
+            AuthMetrics.email(outcome: "sent")
         } catch {
+            AuthMetrics.email(outcome: "failed")
             _ = try? await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now())
             // The error names the stage and the server's answer, never the link.
             logger.error(

@@ -24,4 +24,12 @@ enum AuthMetrics {
     static func sms(outcome: String) {
         Counter(label: "hearth_sms_sends_total", dimensions: [("outcome", outcome)]).increment()
     }
+
+    static func email(outcome: String) {
+        Counter(label: "hearth_email_sends_total", dimensions: [("outcome", outcome)]).increment()
+    }
+
+    /// Password hashes waiting for or running on the hash threads, and how long each waited for a thread.
+    static let hashQueueDepth = Gauge(label: "hearth_password_hash_queue_depth")
+    static let hashWait = Timer(label: "hearth_password_hash_wait_seconds", preferredDisplayUnit: .seconds)
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -18,6 +19,8 @@ public final class PasswordHasher: Sendable {
     let niceness: Int32
     /// Verified against when an e-mail is unknown, so both cases cost one hash.
     let decoy: PasswordHash
+    /// Hashes queued or running, for the operator's queue-depth gauge.
+    let pending = Atomic<Int>(0)
 
     public init(threads: Int, parameters: ScryptParameters, niceness: Int32 = 5, random: SecureRandom = .system) {
         pool = NIOThreadPool(numberOfThreads: max(threads, 1))
@@ -61,7 +64,12 @@ public final class PasswordHasher: Sendable {
     }
 
     private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
-        try await pool.runIfActive { [niceness] in
+        let queued = ContinuousClock.now
+        AuthMetrics.hashQueueDepth.record(pending.add(1, ordering: .relaxed).newValue)
+        defer { AuthMetrics.hashQueueDepth.record(pending.subtract(1, ordering: .relaxed).newValue) }
+        return try await pool.runIfActive { [niceness] in
+            let waited = (ContinuousClock.now - queued).components
+            AuthMetrics.hashWait.recordNanoseconds(waited.seconds * 1_000_000_000 + waited.attoseconds / 1_000_000_000)
             PasswordHasher.lowerPriorityOnce(niceness)
             return work()
         }
