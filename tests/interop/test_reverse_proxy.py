@@ -4,6 +4,7 @@ import datetime
 import http.client
 import json
 import os
+import re
 import shutil
 import ssl
 import subprocess
@@ -101,3 +102,16 @@ def test_clients_behind_nginx_are_limited_by_their_own_address(proxied):
     assert status == 400 and body["error"]["message"].startswith("TOO_MANY_ATTEMPTS_TRY_LATER"), body
     # Another client, as nginx saw it, has its own allowance.
     assert sign_up(tls_port, context, "127.0.0.3")[0] == 200
+
+
+def test_the_request_id_nginx_makes_is_the_one_hearth_answers(proxied):
+    tls_port, context = proxied
+    connection = http.client.HTTPSConnection("127.0.0.1", tls_port, context=context, timeout=10)
+    connection.request("POST", "/v1/accounts:signUp?key=k", body=json.dumps({"returnSecureToken": True}),
+                       headers={"Host": "auth.example.com", "Content-Type": "application/json",
+                                "X-Request-Id": "made-up-by-the-client"})
+    reply = connection.getresponse()
+    reply.read()
+    request_id = reply.getheader("X-Request-Id")
+    # nginx replaces what the client sent with its own $request_id (32 hex digits), and Hearth keeps it.
+    assert re.fullmatch(r"[0-9a-f]{32}", request_id or ""), request_id
