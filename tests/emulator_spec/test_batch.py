@@ -45,7 +45,6 @@ def test_list_all(api):
     assert "nextPageToken" not in body
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_list_returns_mfa_info(api):
     user = api.sign_in_email_link("test@example.com")
     t0 = time.time()
@@ -161,7 +160,6 @@ def test_sanity_check_duplicate_emails(api):
     expect_error(res, 400, "DUPLICATE_EMAIL : foo@example.com")
 
 
-@xfail(EMAIL_LINK)
 def test_sanity_check_existing_email(api):
     user = api.sign_in_email_link("bar@example.com")
     assert user.get("localId")

@@ -24,7 +24,6 @@ def test_new_email_creates_account(api):
     assert api.signin_methods(email) == ["emailLink"]
 
 
-@xfail(EMAIL_LINK)
 def test_existing_account_gets_email_link(api):
     user = api.register_user("bob@example.com", "notasecret")
     oob = api.create_email_signin_oob("bob@example.com")
@@ -38,7 +37,6 @@ def test_invalid_oob_code(api):
     expect_error(link_sign_in(api, email="alice@example.com", oobCode="invalid"), 400, "INVALID_OOB_CODE")
 
 
-@xfail(EMAIL_LINK)
 def test_user_disabled(api):
     user = api.register_user("bob@example.com", "notasecret")
     oob = api.create_email_signin_oob("bob@example.com")
@@ -46,14 +44,12 @@ def test_user_disabled(api):
     expect_error(link_sign_in(api, email="bob@example.com", oobCode=oob["oobCode"]), 400, "USER_DISABLED")
 
 
-@xfail(EMAIL_LINK)
 def test_email_mismatch(api):
     oob = api.create_email_signin_oob("alice@example.com")
     expect_error(link_sign_in(api, email="NOT-alice@example.com", oobCode=oob["oobCode"]), 400,
                  "INVALID_EMAIL : The email provided does not match the sign-in email address.")
 
 
-@xfail(EMAIL_LINK)
 def test_link_account_to_new_email(api):
     user = api.register_user("bob@example.com", "notasecret")
     oob = api.create_email_signin_oob("alice@example.com")
@@ -63,7 +59,6 @@ def test_link_account_to_new_email(api):
     assert not api.signin_methods("bob@example.com")
 
 
-@xfail(EMAIL_LINK)
 def test_link_phone_account_to_email(api):
     user = api.sign_in_phone(TEST_PHONE_NUMBER)
     oob = api.create_email_signin_oob("alice@example.com")
@@ -72,7 +67,6 @@ def test_link_phone_account_to_email(api):
     assert api.signin_methods("alice@example.com") == ["emailLink"]
 
 
-@xfail(EMAIL_LINK)
 def test_link_email_used_elsewhere(api):
     user = api.sign_in_phone(TEST_PHONE_NUMBER)
     api.register_user("alice@example.com", "notasecret")
@@ -81,7 +75,6 @@ def test_link_email_used_elsewhere(api):
                  "EMAIL_EXISTS")
 
 
-@xfail(EMAIL_LINK)
 def test_link_disabled_user(api):
     user = api.register_user("alice@example.com", "notasecret")
     api.update_account(user["localId"], disableUser=True)
@@ -115,7 +108,6 @@ def test_tenant_email_link_disabled(api):
     expect_error(link_sign_in(api, tenantId=tenant["tenantId"]), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_creates_account(api):
     tenant = api.register_tenant({"disableAuth": False, "enableEmailLinkSignin": True})
     t = tenant["tenantId"]
@@ -238,7 +230,6 @@ def test_blocking_sign_in_overrides_create(api, functions):
     _check_fields(expect_ok(_new_link_sign_in(api)), "alice@example.com", True)
 
 
-@xfail(EMAIL_LINK)
 def test_blocking_existing_account(api, functions):
     user = api.register_user("bob@example.com", "notasecret")
     oob = api.create_email_signin_oob("bob@example.com")

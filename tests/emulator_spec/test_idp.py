@@ -293,7 +293,6 @@ def test_mfa_pending_credential(api):
     assert after.get("lastRefreshAt") == before.get("lastRefreshAt")
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_link_idp_for_mfa_user(api):
     email = "alice@example.com"
     user = api.sign_in_email_link(email)

@@ -18,7 +18,6 @@ def _verified_link_user(api, email="foo@example.com"):
     return api.sign_in_email_link(email)
 
 
-@xfail(MFA_FACTORS)
 def test_unverified_email(api):
     id_token = api.register_user("unverified@example.com", "testing")["idToken"]
     expect_error(v2(api, "mfaEnrollment:start", {"idToken": id_token,
@@ -26,7 +25,6 @@ def test_unverified_email(api):
                  "UNVERIFIED_EMAIL : Need to verify email first before enrolling second factors.")
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_phone_enrollment(api):
     id_token = _verified_link_user(api)["idToken"]
     start = expect_ok(v2(api, "mfaEnrollment:start", {"idToken": id_token,
@@ -47,13 +45,11 @@ def test_phone_enrollment(api):
     assert firebase.get("second_factor_identifier") == mfa[0]["mfaEnrollmentId"]
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_enrollment_info_missing(api):
     id_token = _verified_link_user(api)["idToken"]
     expect_error(v2(api, "mfaEnrollment:start", {"idToken": id_token}), 400, "INVALID_ARGUMENT", contains=True)
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_enrollment_phone_invalid(api):
     id_token = _verified_link_user(api)["idToken"]
     expect_error(v2(api, "mfaEnrollment:start", {"idToken": id_token,
@@ -61,7 +57,6 @@ def test_enrollment_phone_invalid(api):
                  "INVALID_PHONE_NUMBER", contains=True)
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_enrollment_phone_duplicate(api):
     id_token = _verified_link_user(api)["idToken"]
     api.enroll_phone_mfa(id_token, TEST_PHONE_NUMBER)
@@ -70,7 +65,6 @@ def test_enrollment_phone_duplicate(api):
                  "SECOND_FACTOR_EXISTS : Phone number already enrolled as second factor for this account.")
 
 
-@xfail(MFA_FACTORS)
 def test_ineligible_first_factor(api):
     user = api.sign_in_phone(TEST_PHONE_NUMBER)
     api.update_account(user["localId"], email="bob@example.com", emailVerified=True)
@@ -192,7 +186,6 @@ def test_sign_in_finalize_sms_not_enabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:finalize", NO_SMS), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(EMAIL_LINK_AND_MFA)
 def test_withdraw(api):
     token1 = _verified_link_user(api)["idToken"]
     id_token = api.enroll_phone_mfa(token1, TEST_PHONE_NUMBER)["idToken"]
@@ -215,7 +208,6 @@ def _blocking_sign_in(api, functions):
         "beforeSignIn": {"functionUri": functions.base + "/beforeSignIn"}}}}, "blockingFunctions")
 
 
-@xfail(MFA_AND_BLOCKING)
 def test_blocking_second_factor_fields(api, functions):
     _mfa_password_user(api)
     first = _first_factor(api)
@@ -237,7 +229,6 @@ def test_blocking_second_factor_fields(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(MFA_AND_BLOCKING)
 def test_blocking_second_factor_disables_user(api, functions):
     _mfa_password_user(api)
     first = _first_factor(api)

@@ -405,7 +405,6 @@ def test_admin_missing_local_id(api):
     expect_error(admin_update(api, emailVerified=True), 400, "MISSING_LOCAL_ID")
 
 
-@xfail(EMAIL_LINK)
 def test_custom_attributes_in_id_tokens(api):
     user = api.register_user("foo@example.com", "barbaz")
     attrs = {"foo": "bar", "baz": {"answer": 42}}

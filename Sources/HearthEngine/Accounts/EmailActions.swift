@@ -251,7 +251,8 @@ extension AuthEngine {
             if !origin.emulator && !isAuthorized(host: host, project: origin.project) {
                 throw AuthError(.unauthorizedDomain, "Domain not allowlisted by project")
             }
-        } else if kind == .emailSignIn {
+        } else if kind == .emailSignIn && !origin.emulator {
+            // Firebase requires one; its emulator does not.
             throw AuthError(.missingContinueURI)
         }
         // Clients must handle sign-in links in the app; admins generating a link (returnOobLink) need not say so,

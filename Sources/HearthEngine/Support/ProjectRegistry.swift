@@ -49,11 +49,13 @@ public final class ProjectRegistry: Sendable {
     }
 
     /// A project the emulator serves without configuration has the Firebase Auth Emulator's defaults: e-mail
-    /// enumeration protection off (tests expect EMAIL_NOT_FOUND and friends); it has no rate limits either.
+    /// enumeration protection off (tests expect EMAIL_NOT_FOUND and friends), SMS second factors allowed (the
+    /// emulator's project always has them on); it has no rate limits either.
     static func emulatorDefault(_ projectID: String) -> ProjectConfig {
         var config = ProjectConfig(projectID: projectID)
         config.emailEnumerationProtection = false
         config.rateLimits = .unlimited
+        config.mfa = MFASettings(state: .enabled, phoneEnabled: true)
         return config
     }
 
