@@ -89,7 +89,6 @@ def _expect_pending(body):
     assert isinstance(body.get("mfaInfo"), list) and len(body["mfaInfo"]) == 1
 
 
-@xfail(EMAIL_LINK)
 def test_mfa_pending_credential(api):
     user = api.register_user("alice@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO])
     oob = api.create_email_signin_oob("alice@example.com")
@@ -116,7 +115,6 @@ def test_tenant_creates_account(api):
     assert api.lookup_by_local_id(local_id, t).get("tenantId") == t
 
 
-@xfail(TENANTS)
 def test_tenant_mfa_pending_credential(api):
     tenant = api.register_tenant({"disableAuth": False, "enableEmailLinkSignin": True, "allowPasswordSignup": True,
                                   "mfaConfig": {"state": "ENABLED"}})

@@ -85,7 +85,6 @@ def _expect_pending(body):
     assert isinstance(body.get("mfaInfo"), list) and len(body["mfaInfo"]) == 1
 
 
-@xfail(MFA_ON_WRITE)
 def test_mfa_pending_credential(api):
     api.register_user(*ALICE, mfaInfo=[TEST_MFA_INFO])
     _expect_pending(expect_ok(signin(api, email=ALICE[0], password=ALICE[1])))
@@ -102,7 +101,6 @@ def test_tenant_password_disabled(api):
     expect_error(signin(api, tenantId=tenant["tenantId"]), 400, "PASSWORD_LOGIN_DISABLED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_mfa_pending_credential(api):
     tenant = api.register_tenant({"disableAuth": False, "allowPasswordSignup": True, "mfaConfig": {"state": "ENABLED"}})
     api.register_user(*ALICE, mfaInfo=[TEST_MFA_INFO], tenantId=tenant["tenantId"])
@@ -139,7 +137,6 @@ def test_blocking_disables_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_not_triggered_for_mfa_user(api, functions):
     api.register_user(*ALICE, mfaInfo=[TEST_MFA_INFO])
     _before_sign_in(api, functions)

@@ -198,7 +198,6 @@ def _user_with_mfa(api, factors=(TEST_MFA_INFO,)):
     return user, saved
 
 
-@xfail(MFA_ON_WRITE)
 def test_add_second_factor(api):
     user, saved = _user_with_mfa(api)
     second = {"displayName": "Second MFA Factor", "phoneInfo": TEST_PHONE_NUMBER_2, "mfaEnrollmentId": "enrollmentId2"}
@@ -209,7 +208,6 @@ def test_add_second_factor(api):
         assert _includes(factor, saved[0] if factor["mfaEnrollmentId"] == saved[0]["mfaEnrollmentId"] else second)
 
 
-@xfail(MFA_ON_WRITE)
 def test_change_mfa_phone(api):
     user, saved = _user_with_mfa(api)
     factor = dict(saved[0])
@@ -222,7 +220,6 @@ def test_change_mfa_phone(api):
     assert mfa[0].get("mfaEnrollmentId") == factor["mfaEnrollmentId"]
 
 
-@xfail(MFA_ON_WRITE)
 def test_change_mfa_enrollment_id(api):
     user, saved = _user_with_mfa(api)
     expect_ok(admin_update(api, localId=user["localId"],
@@ -234,7 +231,6 @@ def test_change_mfa_enrollment_id(api):
     assert mfa[0].get("mfaEnrollmentId") == "newEnrollmentId"
 
 
-@xfail(MFA_ON_WRITE)
 def test_overwrite_mfa_info(api):
     user, saved = _user_with_mfa(api, (TEST_MFA_INFO, {**TEST_MFA_INFO, "phoneInfo": TEST_PHONE_NUMBER_3}))
     old_ids = [f["mfaEnrollmentId"] for f in saved]
@@ -246,14 +242,12 @@ def test_overwrite_mfa_info(api):
     assert mfa[0]["mfaEnrollmentId"] not in old_ids
 
 
-@xfail(MFA_ON_WRITE)
 def test_remove_mfa_with_empty_array(api):
     user, _ = _user_with_mfa(api)
     expect_ok(admin_update(api, localId=user["localId"], mfa={"enrollments": []}))
     assert _mfa(api, user["idToken"]) is None
 
 
-@xfail(MFA_ON_WRITE)
 def test_remove_mfa_without_enrollments(api):
     user, _ = _user_with_mfa(api)
     expect_ok(admin_update(api, localId=user["localId"], mfa={}))
@@ -303,7 +297,6 @@ def test_duplicate_enrollment_id_different_phones(api):
         400, "DUPLICATE_MFA_ENROLLMENT_ID")
 
 
-@xfail(MFA_ON_WRITE)
 def test_enrollment_id_unique_per_user_only(api):
     bob = api.register_user("bob@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO])
     bob_mfa = _mfa(api, bob["idToken"]) or []

@@ -166,7 +166,6 @@ def _includes(d: dict, sub: dict) -> bool:
     return all(d.get(k) == v for k, v in sub.items())
 
 
-@xfail(MFA_ON_WRITE)
 def test_create_with_mfa_info(api):
     user = api.register_user("alice@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO])
     mfa = _mfa(api, user["localId"])
@@ -175,7 +174,6 @@ def test_create_with_mfa_info(api):
     assert isinstance(mfa[0].get("mfaEnrollmentId"), str) and mfa[0]["mfaEnrollmentId"]
 
 
-@xfail(MFA_ON_WRITE)
 def test_create_with_two_mfa_factors(api):
     user = api.register_user("alice@example.com", "notasecret",
                              mfaInfo=[TEST_MFA_INFO, {**TEST_MFA_INFO, "phoneInfo": TEST_PHONE_NUMBER_2}])
@@ -207,7 +205,6 @@ def test_dedupe_same_mfa_factors(api):
         assert factor.get("mfaEnrollmentId")
 
 
-@xfail(MFA_ON_WRITE)
 def test_mfa_display_name_optional(api):
     user = api.register_user("alice@example.com", "notasecret", mfaInfo=[{"phoneInfo": TEST_PHONE_NUMBER}])
     mfa = _mfa(api, user["localId"])

@@ -9,12 +9,19 @@ public struct SignUpRequest: Sendable {
     public var password: String?
     public var displayName: String?
     public var idToken: String?
+    /// `mfaInfo`: second factors the new account starts with. Only the emulator takes them from a client (its
+    /// tests create such users directly); production leaves this to admins.
+    public var mfaEnrollments: [MFAEnrollment] = []
 
-    public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil) {
+    public init(
+        email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
+        mfaEnrollments: [MFAEnrollment] = []
+    ) {
         self.email = email
         self.password = password
         self.displayName = displayName
         self.idToken = idToken
+        self.mfaEnrollments = mfaEnrollments
     }
 }
 
@@ -35,13 +42,15 @@ extension AuthEngine {
         try await consumeLimit(
             "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour, windowSeconds: 3600)
         let anonymous = request.email == nil && request.password == nil && request.idToken.nonEmpty == nil
+        let secondFactors = origin.emulator ? request.mfaEnrollments : []
         // A tenant decides which kinds of sign-up its users may make themselves.
         if let tenant = project.tenant {
             if anonymous, !tenant.enableAnonymousUser { throw AuthError(.adminOnlyOperation) }
             if !anonymous, !tenant.allowPasswordSignup { throw AuthError(.operationNotAllowed) }
         }
         if anonymous {
-            return try await createUser(email: nil, password: nil, displayName: nil, origin: origin)
+            return try await createUser(
+                email: nil, password: nil, displayName: nil, secondFactors: secondFactors, origin: origin)
         }
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
         guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }
@@ -51,7 +60,8 @@ extension AuthEngine {
 
         guard let idToken = request.idToken.nonEmpty else {
             return try await createUser(
-                email: email, password: password, displayName: request.displayName.nonEmpty, origin: origin)
+                email: email, password: password, displayName: request.displayName.nonEmpty,
+                secondFactors: secondFactors, origin: origin)
         }
         return try await retryingOnConflict {
             try await linkPassword(idToken: idToken, email: email, password: password, request: request, origin: origin)
@@ -78,9 +88,9 @@ extension AuthEngine {
         return AccountResult(user: user, tokens: tokens, isNewUser: false)
     }
 
-    private func createUser(email: String?, password: String?, displayName: String?, origin: RequestOrigin) async throws
-        -> AccountResult
-    {
+    private func createUser(
+        email: String?, password: String?, displayName: String?, secondFactors: [MFAEnrollment], origin: RequestOrigin
+    ) async throws -> AccountResult {
         let project = origin.project
         let hash = try await password.asyncMap { try await hasher.hash($0).encoded }
         let now = clock.now()
@@ -88,6 +98,7 @@ extension AuthEngine {
             projectID: project.projectID, uid: random.uid(), email: email, displayName: displayName,
             passwordHash: hash, passwordUpdatedAt: hash == nil ? nil : now, validSince: nowSecond(), createdAt: now,
             lastLoginAt: now)
+        user.mfaEnrollments = secondFactors
         let provider = email == nil ? ProviderID.anonymous : ProviderID.password
         try await runBeforeCreate(&user, provider: provider, origin: origin)
         do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
