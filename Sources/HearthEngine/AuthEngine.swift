@@ -104,15 +104,17 @@ public final class AuthEngine: Sendable {
     /// Starts a refresh-token family for `user` and mints its first ID token. `extraClaims` (a custom token's
     /// claims) go into every ID token of the session, `secondFactor` (a multi-factor sign-in or enrollment) too.
     /// A sign-in (`signIn`, unlike a session renewed after a credential change) runs the project's `beforeSignIn`
-    /// function first, whose session claims join the extra claims.
+    /// function first, whose session claims join the extra claims; it is told `signInMethod` when that differs from
+    /// the token's provider (an e-mail link signs in as `password` but is the `emailLink` method).
     func startSession(
         for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
-        secondFactor: SecondFactorClaim? = nil, signIn: Bool = true
+        secondFactor: SecondFactorClaim? = nil, signIn: Bool = true, signInMethod: String? = nil
     ) async throws -> SessionTokens {
         var user = user
         var extraClaims = extraClaims
         if signIn {
-            let (updated, sessionClaims) = try await runBeforeSignIn(user, provider: provider, origin: origin)
+            let (updated, sessionClaims) = try await runBeforeSignIn(
+                user, provider: signInMethod ?? provider, origin: origin)
             user = updated
             extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
             AuthMetrics.signIn(provider: provider)

@@ -95,7 +95,6 @@ def test_full_page_has_page_token(api):
     assert "nextPageToken" not in body
 
 
-@xfail(TENANTS)
 def test_batch_get_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     res = api.get(f"{P}/tenants/{tenant['tenantId']}/accounts:batchGet", key=False, owner=True)
@@ -268,7 +267,6 @@ def test_import_mfa_info(api):
     assert isinstance(mfa[0].get("mfaEnrollmentId"), str) and mfa[0]["mfaEnrollmentId"]
 
 
-@xfail(TENANTS)
 def test_batch_create_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(batch_create(api, {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)

@@ -7,7 +7,6 @@ def link_sign_in(api, **body):
     return api.v1("signInWithEmailLink", body)
 
 
-@xfail(EMAIL_LINK)
 def test_new_email_creates_account(api):
     email = "alice@example.com"
     api.create_email_signin_oob(email)
@@ -101,7 +100,6 @@ def test_tenant_auth_disabled(api):
     expect_error(link_sign_in(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_email_link_disabled(api):
     tenant = api.register_tenant({"disableAuth": False, "enableEmailLinkSignin": False})
     expect_error(link_sign_in(api, tenantId=tenant["tenantId"]), 400, "OPERATION_NOT_ALLOWED", contains=True)
@@ -165,7 +163,6 @@ def _event_jwt(functions, path):
     return decode_jwt(bodies[-1]["data"]["jwt"])[1]
 
 
-@xfail(BLOCKING)
 def test_blocking_create_fields(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, CREATE_REPLY)
@@ -182,7 +179,6 @@ def _check_event(jwt, email, verified=True):
     return record
 
 
-@xfail(BLOCKING)
 def test_blocking_create_event_body(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, NOT_TESTED)
@@ -190,7 +186,6 @@ def test_blocking_create_event_body(api, functions):
     _check_event(_event_jwt(functions, "/beforeCreate"), "alice@example.com")
 
 
-@xfail(BLOCKING)
 def test_blocking_sign_in_event_body(api, functions):
     _blocking(api, functions, "beforeSignIn")
     functions.reply("/beforeSignIn", 200, NOT_TESTED)
@@ -198,7 +193,6 @@ def test_blocking_sign_in_event_body(api, functions):
     _check_event(_event_jwt(functions, "/beforeSignIn"), "alice@example.com")
 
 
-@xfail(BLOCKING)
 def test_blocking_sign_in_event_has_create_fields(api, functions):
     _blocking(api, functions, "beforeCreate", "beforeSignIn")
     functions.reply("/beforeCreate", 200, {"userRecord": {
@@ -211,14 +205,12 @@ def test_blocking_sign_in_event_has_create_fields(api, functions):
     assert record.get("custom_claims") == {"customAttribute": "custom"}
 
 
-@xfail(BLOCKING)
 def test_blocking_sign_in_fields(api, functions):
     _blocking(api, functions, "beforeSignIn")
     functions.reply("/beforeSignIn", 200, SIGN_IN_REPLY)
     _check_fields(expect_ok(_new_link_sign_in(api)), "alice@example.com", True)
 
 
-@xfail(BLOCKING)
 def test_blocking_sign_in_overrides_create(api, functions):
     _blocking(api, functions, "beforeCreate", "beforeSignIn")
     functions.reply("/beforeCreate", 200, {"userRecord": {

@@ -208,7 +208,6 @@ def test_lookup_tenant_from_id_token(api):
     assert len(users) == 1 and users[0]["localId"] == user["localId"]
 
 
-@xfail(TENANTS)
 def test_lookup_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(api.admin("lookup", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)
@@ -241,7 +240,6 @@ def test_query_returns_accounts(api):
     assert email_user and email_user[0]["email"] == "alice@example.com"
 
 
-@xfail(TENANTS)
 def test_query_tenant_auth_disabled(api):
     tenant = api.register_tenant({"disableAuth": True})
     expect_error(query(api, {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")

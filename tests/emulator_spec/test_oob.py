@@ -96,7 +96,6 @@ def test_tenant_auth_disabled(api):
     expect_error(send(api, {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_tenant_email_link_disabled(api):
     tenant = api.register_tenant({"disableAuth": False, "enableEmailLinkSignin": False})
     expect_error(send(api, {"tenantId": tenant["tenantId"], "email": "bob@example.com",
@@ -145,7 +144,6 @@ def test_reset_password_tenant_auth_disabled(api):
     expect_error(api.v1("resetPassword", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_reset_password_tenant_password_disabled(api):
     tenant = api.register_tenant({"disableAuth": False, "allowPasswordSignup": False})
     expect_error(api.v1("resetPassword", {"tenantId": tenant["tenantId"]}), 400, "PASSWORD_LOGIN_DISABLED")

@@ -95,7 +95,6 @@ def test_tenant_auth_disabled(api):
     expect_error(signin(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED", contains=True)
 
 
-@xfail(TENANTS)
 def test_tenant_password_disabled(api):
     tenant = api.register_tenant({"disableAuth": False, "allowPasswordSignup": False})
     expect_error(signin(api, tenantId=tenant["tenantId"]), 400, "PASSWORD_LOGIN_DISABLED", contains=True)

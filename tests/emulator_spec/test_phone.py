@@ -51,7 +51,6 @@ def test_send_tenant_auth_disabled(api):
     expect_error(api.v1("sendVerificationCode", {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_send_tenant_unsupported(api):
     tenant = api.register_tenant({"disableAuth": False})
     expect_error(api.v1("sendVerificationCode", {"tenantId": tenant["tenantId"]}), 400,
@@ -144,7 +143,6 @@ def test_sign_in_tenant_auth_disabled(api):
     expect_error(sign_in(api, tenantId=tenant["tenantId"]), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_sign_in_tenant_unsupported(api):
     tenant = api.register_tenant({"disableAuth": False})
     expect_error(sign_in(api, tenantId=tenant["tenantId"]), 400, "UNSUPPORTED_TENANT_OPERATION")

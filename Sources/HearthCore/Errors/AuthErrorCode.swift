@@ -76,6 +76,7 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
     case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
     case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
+    case passwordLoginDisabled = "PASSWORD_LOGIN_DISABLED"
 
     // Admin: batches, imports, session cookies
     case missingUserAccount = "MISSING_USER_ACCOUNT"

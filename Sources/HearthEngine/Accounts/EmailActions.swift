@@ -95,6 +95,9 @@ extension AuthEngine {
         var deliverable = true
         switch kind {
         case .passwordReset, .emailSignIn:
+            if kind == .emailSignIn, project.tenant?.enableEmailLinkSignin == false {
+                throw AuthError(.operationNotAllowed)
+            }
             guard let raw = r.email else { throw AuthError(.missingEmail) }
             email = try EmailAddress.normalize(raw)
             recipient = email
@@ -149,7 +152,16 @@ extension AuthEngine {
                 newEmail: newEmail, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime(of: kind))))
         let link = Self.actionLink(
             project: project, kind: kind, code: code, continueURL: r.continueURL, locale: origin.locale)
-        if r.returnLink { return EmailActionResult(email: email, code: code, link: link) }
+        if r.returnLink {
+            // Firebase's emulator lists every code it made, also the ones an admin took as a link.
+            if origin.emulator {
+                try await store.appendEmailOutbox(
+                    EmailOutboxMessage(
+                        projectID: project.projectID, email: recipient, kind: kind, oobCode: code, oobLink: link,
+                        sentAt: now))
+            }
+            return EmailActionResult(email: email, code: code, link: link)
+        }
         do {
             try await deliver(
                 kind: kind, to: recipient, code: code, hash: hash, link: link,
@@ -322,6 +334,7 @@ extension AuthEngine {
     public func resetPassword(code: String?, newPassword: String?, origin: RequestOrigin) async throws
         -> (kind: EmailActionCode.Kind, email: String, newEmail: String?)
     {
+        if origin.project.tenant?.allowPasswordSignup == false { throw AuthError(.passwordLoginDisabled) }
         guard let code = code.nonEmpty else { throw AuthError(.missingOobCode) }
         let projectID = origin.project.projectID
         let hash = Self.actionCodeHash(code)

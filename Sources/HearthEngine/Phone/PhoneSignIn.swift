@@ -55,6 +55,7 @@ extension AuthEngine {
         -> String
     {
         let project = origin.project
+        try refuseEmulatorTenant(origin)
         let settings = project.phone
         // Firebase answers a missing number with INVALID_PHONE_NUMBER too.
         let raw = request.phoneNumber ?? ""
@@ -127,6 +128,7 @@ extension AuthEngine {
         -> PhoneSignInResult
     {
         let project = origin.project
+        try refuseEmulatorTenant(origin)
         let phone: String
         let viaProof = request.temporaryProof.nonEmpty != nil
         if let proof = request.temporaryProof.nonEmpty {
@@ -231,5 +233,13 @@ extension AuthEngine {
     static func codeHash(_ code: String, session: String) -> [UInt8] {
         let mac = HMAC<SHA256>.authenticationCode(for: Array(code.utf8), using: SymmetricKey(data: Array(session.utf8)))
         return mac.withUnsafeBytes { Array($0) }
+    }
+}
+
+extension AuthEngine {
+    /// Firebase's emulator has no phone sign-in for tenants (UNSUPPORTED_TENANT_OPERATION); Hearth's emulator mode
+    /// answers the same, production serves it.
+    func refuseEmulatorTenant(_ origin: RequestOrigin) throws(AuthError) {
+        if origin.emulator, origin.project.tenantID != nil { throw AuthError(.unsupportedTenantOperation) }
     }
 }

@@ -22,6 +22,7 @@ extension AuthEngine {
     /// address; either way the address is verified, since its owner opened the link. The code is used once.
     public func signInWithEmailLink(_ r: EmailLinkSignInRequest, origin: RequestOrigin) async throws -> AccountResult {
         let project = origin.project
+        if project.tenant?.enableEmailLinkSignin == false { throw AuthError(.operationNotAllowed) }
         let linking = r.idToken.nonEmpty != nil ? try await authenticatedUser(idToken: r.idToken, origin: origin).0 : nil
         guard let raw = r.email.nonEmpty else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(raw)
@@ -52,7 +53,8 @@ extension AuthEngine {
             AuthMetrics.signUp(provider: ProviderID.emailLink)
             logger.info(
                 "account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "emailLink"])
-            let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
+            let tokens = try await startSession(
+                for: user, provider: ProviderID.password, origin: origin, signInMethod: ProviderID.emailLink)
             return AccountResult(user: user, tokens: tokens, isNewUser: true)
         }
         if existing.disabled { throw AuthError(.userDisabled) }
@@ -68,7 +70,8 @@ extension AuthEngine {
             return user
         }
         // An existing account may have second factors: the link is a first factor like a password.
-        let done = try await finishFirstFactor(for: user, provider: ProviderID.password, origin: origin)
+        let done = try await finishFirstFactor(
+            for: user, provider: ProviderID.password, origin: origin, signInMethod: ProviderID.emailLink)
         return AccountResult(user: user, tokens: done.tokens, isNewUser: false, challenge: done.challenge)
     }
 }

@@ -22,6 +22,7 @@ extension AuthEngine {
         -> AccountResult
     {
         let project = origin.project
+        if project.tenant?.allowPasswordSignup == false { throw AuthError(.passwordLoginDisabled) }
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(rawEmail)
         guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }

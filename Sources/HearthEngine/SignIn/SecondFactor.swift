@@ -68,10 +68,12 @@ extension AuthEngine {
     /// multi-factor on, a challenge. Every first-factor sign-in calls this, so none can skip the second factor.
     /// `extraClaims` reach the session only: custom tokens, their one source, are never challenged (as in Firebase).
     public func finishFirstFactor(
-        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil
+        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
+        signInMethod: String? = nil
     ) async throws -> FirstFactorCompletion {
         guard origin.project.mfa.isOn, !user.mfaEnrollments.isEmpty else {
-            let tokens = try await startSession(for: user, provider: provider, origin: origin, extraClaims: extraClaims)
+            let tokens = try await startSession(
+                for: user, provider: provider, origin: origin, extraClaims: extraClaims, signInMethod: signInMethod)
             return FirstFactorCompletion(tokens: tokens)
         }
         let credential = "hmp1_" + random.token(bytes: 48)

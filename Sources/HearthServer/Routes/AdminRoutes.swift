@@ -188,12 +188,12 @@ extension AuthRoutes {
             let collection = "\(scope)/\(kind.collection)"
             let createParameter = kind == .builtIn ? "idpId" : "oauthIdpConfigId"
             router.get(RouterPath(collection)) { request, context in
-                try await respond(request, context, hasProject: true, nil) { _, origin in
+                try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                     [kind.collection: .array(engine.identityProviderConfigs(kind: kind, origin: origin))]
                 }
             }
             router.post(RouterPath(collection)) { request, context in
-                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     guard let id = try wire.string(createParameter) else {
                         throw AuthError(.invalidProviderID, "\(createParameter) is required")
                     }
@@ -206,13 +206,13 @@ extension AuthRoutes {
             let item = RouterPath("\(collection)/{idp}")
             router.get(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                     try engine.identityProviderConfig(id, kind: kind, origin: origin)
                 }
             }
             router.patch(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { wire, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     var config = wire.fields
                     let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
                     config["updateMask"] = nil
@@ -222,7 +222,7 @@ extension AuthRoutes {
             }
             router.delete(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                     _ = try await engine.setIdentityProviderConfig(
                         id, kind: kind, config: nil, create: false, origin: origin)
                     return [:]
@@ -238,14 +238,14 @@ extension AuthRoutes {
         for scope in ["\(prefix)/v2/projects/{project}", "\(prefix)/v2/projects/{project}/tenants/{tenant}"] {
             let collection = RouterPath("\(scope)/inboundSamlConfigs")
             router.get(collection) { request, context in
-                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     try engine.samlProviderConfigs(
                         pageSize: try wire.int("pageSize").map(Int.init), pageToken: try wire.string("pageToken"),
                         origin: origin)
                 }
             }
             router.post(collection) { request, context in
-                try await respond(request, context, hasProject: true, nil) { wire, origin in
+                try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     guard let id = try wire.string("inboundSamlConfigId") else {
                         throw AuthError(.invalidProviderID, "inboundSamlConfigId is required")
                     }
@@ -256,13 +256,13 @@ extension AuthRoutes {
             let item = RouterPath("\(scope)/inboundSamlConfigs/{idp}")
             router.get(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                     try engine.samlProviderConfig(id, origin: origin)
                 }
             }
             router.patch(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { wire, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
                     return try await engine.setSAMLProviderConfig(
                         id, config: wire.fields, create: false, mask: mask, origin: origin) ?? [:]
@@ -270,7 +270,7 @@ extension AuthRoutes {
             }
             router.delete(item) { request, context in
                 let id = try context.parameters.require("idp")
-                return try await respond(request, context, hasProject: true, nil) { _, origin in
+                return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                     _ = try await engine.setSAMLProviderConfig(id, config: nil, create: false, origin: origin)
                     return [:]
                 }

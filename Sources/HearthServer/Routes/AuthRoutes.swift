@@ -136,10 +136,12 @@ public struct AuthRoutes: Sendable {
     }
 
     /// Decode → resolve the project (from admin credentials, or from the API key) and the tenant → run the use
-    /// case → encode.
+    /// case → encode. A tenant with `disableAuth` refuses every call on its users, its admins' too
+    /// (PROJECT_DISABLED); `configuresTenant` routes (the tenant and its providers) stay open to admins, so it can be
+    /// turned back on.
     func respond(
         _ request: Request, _ context: HearthRequestContext, hasProject: Bool, _ client: Handler?,
-        admin: Handler? = nil
+        configuresTenant: Bool = false, admin: Handler? = nil
     ) async throws -> Response {
         let wire = try await WireRequest.decode(request, context: context)
         let pathProject = hasProject ? try context.parameters.require("project") : nil
@@ -150,6 +152,7 @@ public struct AuthRoutes: Sendable {
                 try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject),
                 pathTenant: pathTenant, wire: wire)
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
+            if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
             let origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator)
             return WireResponse.json(try await handler(wire, origin))

@@ -9,12 +9,12 @@ extension AuthRoutes {
     func registerTenants(prefix: String, on router: Router<HearthRequestContext>) {
         let collection = RouterPath("\(prefix)/v2/projects/{project}/tenants")
         router.post(collection) { request, context in
-            try await respond(request, context, hasProject: true, nil) { wire, origin in
+            try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                 try await engine.createTenant(wire.fields, origin: origin)
             }
         }
         router.get(collection) { request, context in
-            try await respond(request, context, hasProject: true, nil) { wire, origin in
+            try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                 try engine.listTenants(
                     pageSize: try wire.int("pageSize").map(Int.init), pageToken: try wire.string("pageToken"),
                     origin: origin)
@@ -22,10 +22,10 @@ extension AuthRoutes {
         }
         let item = RouterPath("\(prefix)/v2/projects/{project}/tenants/{tenant}")
         router.get(item) { request, context in
-            try await respond(request, context, hasProject: true, nil) { _, origin in try engine.tenantView(origin: origin) }
+            try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in try engine.tenantView(origin: origin) }
         }
         router.patch(item) { request, context in
-            try await respond(request, context, hasProject: true, nil) { wire, origin in
+            try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                 let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
                 var patch = wire.fields
                 patch["updateMask"] = nil
@@ -33,7 +33,7 @@ extension AuthRoutes {
             }
         }
         router.delete(item) { request, context in
-            try await respond(request, context, hasProject: true, nil) { _, origin in
+            try await respond(request, context, hasProject: true, nil, configuresTenant: true) { _, origin in
                 try await engine.deleteTenant(origin: origin)
                 return [:]
             }
