@@ -31,7 +31,6 @@ def test_new_account_from_unsigned_token(api):
     assert api.lookup_by_token(body["idToken"])["localId"] == "someuid"
 
 
-@xfail(EMAIL_LINK)
 def test_existing_account_merges_claims(api):
     email = "alice@example.com"
     local_id = api.sign_in_email_link(email)["localId"]
@@ -68,19 +67,16 @@ def test_wrong_audience(api):
     expect_error(sign_in(api, token=token), 400, "INVALID_CUSTOM_TOKEN", contains=True)
 
 
-@xfail('custom token without uid: INVALID_CUSTOM_TOKEN instead of MISSING_IDENTIFIER')
 def test_no_uid(api):
     expect_error(sign_in(api, token=custom_token({})), 400, "MISSING_IDENTIFIER", contains=True)
     expect_error(sign_in(api, token='{"look": "I do not have uid"}'), 400, "MISSING_IDENTIFIER", contains=True)
 
 
-@xfail("custom token with reserved claim 'firebase': INVALID_CUSTOM_TOKEN (invalid assertion) instead of FORBIDDEN_CLAIM")
 def test_forbidden_claim(api):
     expect_error(sign_in(api, token='{"uid": "wow", "claims": {"firebase": "awesome"}}'), 400,
                  "FORBIDDEN_CLAIM : firebase", contains=True)
 
 
-@xfail(EMAIL_LINK)
 def test_user_disabled(api):
     local_id = api.sign_in_email_link("alice@example.com")["localId"]
     api.update_account(local_id, disableUser=True)

@@ -21,13 +21,11 @@ def test_cors_preflight(api):
     assert h.get("access-control-allow-private-network") == "true"
 
 
-@xfail(INT_ENUM)
 def test_integer_enum(api):
     body = expect_ok(api.admin("sendOobCode", {"email": "bob@example.com", "requestType": 6, "returnOobLink": True}))
     assert "mode=signIn" in body.get("oobLink", "")
 
 
-@xfail(INT_ENUM)
 def test_integer_enum_legacy_path(api):
     res = api.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/getOobConfirmationCode",
                    {"email": "bob@example.com", "requestType": 6, "returnOobLink": True}, key=False, owner=True)

@@ -43,7 +43,8 @@ extension AuthEngine {
         case .unknown:
             throw AuthError(.invalidRefreshToken)
         case .revoked(let f):
-            if f.revokeReason == .userDeleted { throw AuthError(.userNotFound) }
+            // Firebase answers USER_NOT_FOUND; its emulator, which forgets the token with the user, INVALID_REFRESH_TOKEN.
+            if f.revokeReason == .userDeleted { throw AuthError(origin.emulator ? .invalidRefreshToken : .userNotFound) }
             // Disabling ends the sessions; while the account stays disabled, say so, as Firebase does.
             if try await store.user(projectID: f.projectID, uid: f.uid)?.disabled == true {
                 throw AuthError(.userDisabled)

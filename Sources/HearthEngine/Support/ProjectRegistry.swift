@@ -56,6 +56,8 @@ public final class ProjectRegistry: Sendable {
         config.emailEnumerationProtection = false
         config.rateLimits = .unlimited
         config.mfa = MFASettings(state: .enabled, phoneEnabled: true)
+        // The emulator's one, obviously fake, project number.
+        config.projectNumber = "12345"
         return config
     }
 

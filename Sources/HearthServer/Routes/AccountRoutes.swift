@@ -102,10 +102,16 @@ extension AuthRoutes {
         ]
     }
 
+    /// Identity Toolkit's `OobReqType`, by number.
+    static let oobRequestTypes = [
+        "OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT", "VERIFY_EMAIL",
+        "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL", "REVERT_SECOND_FACTOR_ADDITION",
+    ]
+
     func sendOobCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let result = try await engine.sendEmailAction(
             EmailActionRequest(
-                kind: try wire.string("requestType"), email: try wire.string("email"),
+                kind: try wire.enumName("requestType", names: Self.oobRequestTypes), email: try wire.string("email"),
                 newEmail: try wire.string("newEmail"), idToken: try wire.string("idToken"),
                 continueURL: try wire.string("continueUrl"),
                 canHandleCodeInApp: try wire.bool("canHandleCodeInApp") ?? false,

@@ -121,6 +121,14 @@ public struct WireRequest: Sendable {
         }
     }
 
+    /// A protobuf enum field: its name, or (as proto3 JSON allows) its number, looked up in `names` (by number).
+    public func enumName(_ name: String, names: [String]) throws(AuthError) -> String? {
+        if case .number(let n)? = fields[name], n == n.rounded(), n >= 0, n < Double(names.count) {
+            return names[Int(n)]
+        }
+        return try string(name)
+    }
+
     public func bool(_ name: String) throws(AuthError) -> Bool? {
         switch fields[name] {
         case nil, .null?: return nil
