@@ -254,7 +254,6 @@ def test_import_idp_info(api):
     assert api.sign_in_fake_claims("google.com", sub="0123456")["localId"] == "foo"
 
 
-@xfail(MFA_ON_WRITE)
 def test_import_mfa_info(api):
     enrolled = "2123-04-05T06:07:28.990Z"
     no_errors(expect_ok(batch_create(api, {"users": [{"localId": "foo", "email": "foo@example.com",

@@ -180,7 +180,7 @@ extension MFAEnrollment {
     public func wireValue(masked: Bool = false) -> JSONValue {
         var o: [String: JSONValue] = [
             "mfaEnrollmentId": .string(id),
-            "enrolledAt": .string(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(enrolledAt)),
+            "enrolledAt": .string(enrolledAt.rfc3339Milliseconds),
         ]
         if let displayName { o["displayName"] = .string(displayName) }
         if let phone = phoneNumber {

@@ -14,12 +14,27 @@ public struct AuthClock: Sendable {
 }
 
 extension Date {
-    /// Whole milliseconds since 1970, the unit Firebase uses for account timestamps.
-    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+    /// Whole milliseconds since 1970, the unit Firebase uses for account timestamps. Rounded to the nearest, so
+    /// a Date made from milliseconds gives them back (…792 ms is stored as 1795395165.7919998 s).
+    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
     /// Whole seconds since 1970, the unit of JWT claims and `validSince`.
     public var secondsSince1970: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
 
     public init(millisecondsSince1970 ms: Int64) {
         self.init(timeIntervalSince1970: Double(ms) / 1000)
     }
+
+    /// RFC 3339 in UTC with exactly three fractional digits, from the whole milliseconds (a formatter working on
+    /// the floating-point seconds can print …791 for …792).
+    public var rfc3339Milliseconds: String {
+        let ms = millisecondsSince1970
+        let whole = Date(timeIntervalSince1970: Double(ms.floorDiv(1000)))
+        let text = Date.ISO8601FormatStyle().format(whole)  // 2026-11-23T01:12:45Z
+        let fraction = String(ms - ms.floorDiv(1000) * 1000)
+        return text.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDiv(_ d: Int64) -> Int64 { self >= 0 ? self / d : (self - d + 1) / d }
 }

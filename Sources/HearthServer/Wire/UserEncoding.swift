@@ -85,7 +85,5 @@ enum UserEncoding {
         return .object(o)
     }
 
-    static func iso8601(_ date: Date) -> String {
-        Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(date)
-    }
+    static func iso8601(_ date: Date) -> String { date.rfc3339Milliseconds }
 }
