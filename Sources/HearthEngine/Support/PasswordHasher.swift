@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import NIOCore
 import NIOPosix
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -16,8 +17,9 @@ public final class PasswordHasher: Sendable {
     public let parameters: ScryptParameters
     let random: SecureRandom
     let niceness: Int32
-    /// Verified against when an e-mail is unknown, so both cases cost one hash.
-    let decoy: PasswordHash
+    /// Verified against when an e-mail is unknown, so both cases cost one hash. Made on a hashing thread at its
+    /// first use rather than at start: a scrypt hash would add tens of milliseconds to every start.
+    private let decoyHash = Mutex<PasswordHash?>(nil)
 
     public init(threads: Int, parameters: ScryptParameters, niceness: Int32 = 5, random: SecureRandom = .system) {
         pool = NIOThreadPool(numberOfThreads: max(threads, 1))
@@ -25,7 +27,15 @@ public final class PasswordHasher: Sendable {
         self.parameters = parameters
         self.random = random
         self.niceness = niceness
-        decoy = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
+    }
+
+    /// The decoy, made now if this is its first use; call on a hashing thread. Two first uses at once may both
+    /// make one; either is as good.
+    private func decoy() -> PasswordHash {
+        if let made = decoyHash.withLock({ $0 }) { return made }
+        let made = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
+        decoyHash.withLock { $0 = $0 ?? made }
+        return made
     }
 
     public func shutdown() async throws {
@@ -44,7 +54,7 @@ public final class PasswordHasher: Sendable {
     /// account with a fast imported hash cannot be told from an unknown e-mail by the time it takes.
     public func verify(_ password: String, against stored: PasswordHash?) async throws -> Bool {
         guard let stored else {
-            _ = try await run { [decoy] in decoy.verify(password) }
+            _ = try await run { [self] in decoy().verify(password) }
             return false
         }
         // Digest, HMAC and PBKDF2 imports are fast enough to tell apart; scrypt variants and bcrypt are not.
@@ -53,9 +63,9 @@ public final class PasswordHasher: Sendable {
         case .scrypt, .firebaseScrypt, .standardScrypt, .bcrypt: isFast = false
         case .pbkdf2, .hmac, .digest: isFast = true
         }
-        return try await run { [decoy] in
+        return try await run { [self] in
             let ok = stored.verify(password)
-            if isFast { _ = decoy.verify(password) }
+            if isFast { _ = decoy().verify(password) }
             return ok
         }
     }
