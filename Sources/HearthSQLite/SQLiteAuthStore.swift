@@ -12,6 +12,9 @@ public final class SQLiteAuthStore: AuthStore {
     public enum Durability: String, Sendable { case normal, full }
 
     let pool: DatabasePool
+    /// A connection of its own for `changeStamp`: `PRAGMA data_version` counts the commits of every *other*
+    /// connection (the pool's writer, other processes), and its values are comparable only on one connection.
+    let stampConnection: DatabaseQueue
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -28,13 +31,31 @@ public final class SQLiteAuthStore: AuthStore {
         pool = try DatabasePool(path: path, configuration: config)
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
+        var stampConfig = Configuration()
+        stampConfig.busyMode = .timeout(busyTimeout)
+        stampConnection = try DatabaseQueue(path: path, configuration: stampConfig)
+    }
+
+    /// `PRAGMA data_version` on the dedicated connection: it changes whenever another connection, in this
+    /// process or another, has committed since the last call. It reads the WAL index only, no table.
+    public func changeStamp() -> UInt64? {
+        let version = try? stampConnection.inDatabase { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        }
+        return version.flatMap { $0 }.map { UInt64(bitPattern: $0) }
     }
 
     public func shutdown() async throws {
         // Closing blocks until every reader is returned; do it on a thread of its own so it cannot
         // hold up the executor that the last reads resume on.
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
-            DispatchQueue.global().async { done.resume(with: Result { try self.pool.close() }) }
+            DispatchQueue.global().async {
+                done.resume(
+                    with: Result {
+                        try self.stampConnection.close()
+                        try self.pool.close()
+                    })
+            }
         }
     }
 
