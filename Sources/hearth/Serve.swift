@@ -9,6 +9,7 @@ import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the server (the default command).",
         discussion: """
             With no configuration at all it listens on 127.0.0.1:9099, keeps its data in ./.hearth/hearth.sqlite, \
