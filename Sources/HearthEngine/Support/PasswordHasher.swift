@@ -29,13 +29,16 @@ public final class PasswordHasher: Sendable {
         self.niceness = niceness
     }
 
-    /// The decoy, made now if this is its first use; call on a hashing thread. Two first uses at once may both
-    /// make one; either is as good.
-    private func decoy() -> PasswordHash {
-        if let made = decoyHash.withLock({ $0 }) { return made }
+    /// One scrypt's worth of work that proves nothing: verifying `password` against the decoy, or, the first time,
+    /// making the decoy, which costs the same one hash (so the first unknown e-mail after a start takes no longer
+    /// than any other). Call on a hashing thread. Two first uses at once may both make one; either is as good.
+    private func decoyCheck(_ password: String) {
+        if let made = decoyHash.withLock({ $0 }) {
+            _ = made.verify(password)
+            return
+        }
         let made = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
         decoyHash.withLock { $0 = $0 ?? made }
-        return made
     }
 
     public func shutdown() async throws {
@@ -54,7 +57,7 @@ public final class PasswordHasher: Sendable {
     /// account with a fast imported hash cannot be told from an unknown e-mail by the time it takes.
     public func verify(_ password: String, against stored: PasswordHash?) async throws -> Bool {
         guard let stored else {
-            _ = try await run { [self] in decoy().verify(password) }
+            try await run { [self] in decoyCheck(password) }
             return false
         }
         // Digest, HMAC and PBKDF2 imports are fast enough to tell apart; scrypt variants and bcrypt are not.
@@ -65,7 +68,7 @@ public final class PasswordHasher: Sendable {
         }
         return try await run { [self] in
             let ok = stored.verify(password)
-            if isFast { _ = decoy().verify(password) }
+            if isFast { decoyCheck(password) }
             return ok
         }
     }
