@@ -60,6 +60,8 @@ public final class AuthEngine: Sendable {
     public let identityProviders: IdentityProviders
     /// Calls the project's blocking functions (`beforeCreate`, `beforeSignIn`).
     public let blockingFunctions: BlockingFunctionClient
+    /// Users read for ID-token requests, current while the store's change stamp is unchanged.
+    let users = UserCache()
     let logger: Logger
 
     public init(
@@ -137,7 +139,7 @@ public final class AuthEngine: Sendable {
     func authenticatedUser(idToken: String?, origin: RequestOrigin) async throws -> (UserRecord, VerifiedIDToken) {
         guard let idToken, !idToken.isEmpty else { throw AuthError(.missingIDToken) }
         let token = try await idTokens.verify(idToken, projectID: origin.project.projectID, now: clock.now())
-        guard let user = try await store.user(projectID: origin.project.projectID, uid: token.uid) else {
+        guard let user = try await users.user(projectID: origin.project.projectID, uid: token.uid, store: store) else {
             throw AuthError(.userNotFound)
         }
         if user.disabled { throw AuthError(.userDisabled) }

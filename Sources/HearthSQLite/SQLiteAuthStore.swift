@@ -12,6 +12,11 @@ public final class SQLiteAuthStore: AuthStore {
     public enum Durability: String, Sendable { case normal, full }
 
     let pool: DatabasePool
+    /// Group commit of concurrent refresh-token rotations.
+    let rotations: RotationBatcher
+    /// A connection of its own for `changeStamp`: `PRAGMA data_version` counts the commits of every *other*
+    /// connection (the pool's writer, other processes), and its values are comparable only on one connection.
+    let stampConnection: DatabaseQueue
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -26,15 +31,34 @@ public final class SQLiteAuthStore: AuthStore {
             try db.run("PRAGMA synchronous = \(synchronous)")
         }
         pool = try DatabasePool(path: path, configuration: config)
+        rotations = RotationBatcher(pool: pool)
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
+        var stampConfig = Configuration()
+        stampConfig.busyMode = .timeout(busyTimeout)
+        stampConnection = try DatabaseQueue(path: path, configuration: stampConfig)
+    }
+
+    /// `PRAGMA data_version` on the dedicated connection: it changes whenever another connection, in this
+    /// process or another, has committed since the last call. It reads the WAL index only, no table.
+    public func changeStamp() -> UInt64? {
+        let version = try? stampConnection.inDatabase { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        }
+        return version.flatMap { $0 }.map { UInt64(bitPattern: $0) }
     }
 
     public func shutdown() async throws {
         // Closing blocks until every reader is returned; do it on a thread of its own so it cannot
         // hold up the executor that the last reads resume on.
         try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
-            DispatchQueue.global().async { done.resume(with: Result { try self.pool.close() }) }
+            DispatchQueue.global().async {
+                done.resume(
+                    with: Result {
+                        try self.stampConnection.close()
+                        try self.pool.close()
+                    })
+            }
         }
     }
 
@@ -151,48 +175,51 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
-        try await pool.write { db in
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
-                          f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims,
-                          f.second_factor, f.second_factor_id
-                        FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                        WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
-                        """),
-                arguments: [
-                    Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
-                ])
-            guard let row else { return .unknown }
-            var family = Self.family(from: row)
-            family.extraClaims = row[10]
-            if let factor = row[11] as String?, let enrollment = row[12] as String? {
-                family.secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
-            }
-            if family.revokedAt != nil { return .revoked(family) }
-            if !r.rotate { return .kept(family) }
-            let nowMs = r.now.millisecondsSince1970
-            if let rotatedAt = row[8] as Int64? {
-                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row[9] as Data? {
-                    return .alreadyRotated(family, sealedSuccessor: Array(sealed))
-                }
-                try db.run(
-                    "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
-                    [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
-                var revoked = family
-                revoked.revokedAt = r.now
-                revoked.revokeReason = .reuseDetected
-                return .reuseDetected(revoked)
-            }
-            try db.run(
-                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
-                [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
-            try db.run(
-                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-                [Data(r.successorHash), family.id, nowMs])
-            return .rotated(family)
+        try await rotations.rotate(r)
+    }
+
+    /// One rotation inside the caller's write transaction (`RotationBatcher` runs a batch of them in one).
+    static func rotate(_ db: Database, _ r: RefreshRotation) throws -> RefreshRotationOutcome {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
+                      f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims,
+                      f.second_factor, f.second_factor_id
+                    FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                    WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
+                    """),
+            arguments: [
+                Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
+            ])
+        guard let row else { return .unknown }
+        var family = Self.family(from: row)
+        family.extraClaims = row[10]
+        if let factor = row[11] as String?, let enrollment = row[12] as String? {
+            family.secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
         }
+        if family.revokedAt != nil { return .revoked(family) }
+        if !r.rotate { return .kept(family) }
+        let nowMs = r.now.millisecondsSince1970
+        if let rotatedAt = row[8] as Int64? {
+            if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row[9] as Data? {
+                return .alreadyRotated(family, sealedSuccessor: Array(sealed))
+            }
+            try db.run(
+                "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
+                [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+            var revoked = family
+            revoked.revokedAt = r.now
+            revoked.revokeReason = .reuseDetected
+            return .reuseDetected(revoked)
+        }
+        try db.run(
+            "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
+            [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+        try db.run(
+            "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+            [Data(r.successorHash), family.id, nowMs])
+        return .rotated(family)
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)

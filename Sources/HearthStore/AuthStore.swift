@@ -143,6 +143,18 @@ public protocol AuthStore: Sendable {
     /// Records the single use of `key` (a provider token's subject and nonce, a pending credential) until
     /// `until`; returns false when it was already used and that use has not expired. Expired uses may be forgotten.
     func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool
+
+    // MARK: Caching
+
+    /// A stamp that differs from any earlier one once a write has been committed since, by this process or by
+    /// any other on the same database; nil when the store cannot tell cheaply. A cache of stored data (the
+    /// engine's user cache) reads the stamp *before* reading the data and keeps them together: an entry is
+    /// current while the stamp is unchanged, so a revocation committed anywhere is seen by the next request.
+    func changeStamp() -> UInt64?
+}
+
+extension AuthStore {
+    public func changeStamp() -> UInt64? { nil }
 }
 
 /// Failures a store reports that the engine turns into Firebase errors.

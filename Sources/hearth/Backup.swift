@@ -6,6 +6,7 @@ import HearthSQLite
 /// pg_restore, see docs/deploy.md.)
 struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "backup",
         abstract: "Copy the SQLite database to FILE, consistently, while the server keeps serving.",
         discussion: """
             Uses SQLite's online backup: the copy is one moment of the database, written beside FILE and renamed \
@@ -37,6 +38,7 @@ struct Backup: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "restore",
         abstract: "Replace the SQLite database with a backup made by `hearth backup` (stop the server first).",
         discussion: """
             The backup is checked (PRAGMA integrity_check) before anything is replaced, and copied in beside the \

@@ -3,11 +3,12 @@ import Foundation
 
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keys",
         abstract: "Manage the keys that sign ID tokens.",
         subcommands: [List.self, Rotate.self])
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List signing keys and their state.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List signing keys and their state.")
         @OptionGroup var options: ConfigurationOptions
 
         func run() async throws {
@@ -37,6 +38,7 @@ struct Keys: AsyncParsableCommand {
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate",
             abstract: "Add a new signing key and retire the current one.",
             discussion: """
                 The new key is published at once and starts signing after --lead seconds (default: one hour, the \

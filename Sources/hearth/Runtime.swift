@@ -44,9 +44,12 @@ struct Runtime {
         return store
     }
 
-    static func keyRing(_ configuration: ServerConfiguration, store: AuthStore) throws -> SigningKeyRing {
+    /// - Parameter emulator: the first key is generated only when something needs an RS256 signature.
+    static func keyRing(_ configuration: ServerConfiguration, store: AuthStore, emulator: Bool = false) throws
+        -> SigningKeyRing
+    {
         let kek = try configuration.keyEncryptionKey.map(KeyEncryptionKey.init(base64:))
-        return SigningKeyRing(store: store, kek: kek, clock: .system)
+        return SigningKeyRing(store: store, kek: kek, clock: .system, generatesFirstKeyOnDemand: emulator)
     }
 
     /// - Parameter emulator: Firebase Auth Emulator parity: unsigned tokens, any project id, `Bearer owner` as admin.
@@ -55,7 +58,7 @@ struct Runtime {
     {
         try configuration.validate()
         let store = try await openStore(configuration, logger: logger)
-        let keyRing = try keyRing(configuration, store: store)
+        let keyRing = try keyRing(configuration, store: store, emulator: emulator)
         try await keyRing.load()
         let hashing = configuration.passwordHashing
         let hasher = PasswordHasher(

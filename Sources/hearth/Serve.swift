@@ -9,6 +9,7 @@ import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the server (the default command).",
         discussion: """
             With no configuration at all it listens on 127.0.0.1:9099, keeps its data in ./.hearth/hearth.sqlite, \
@@ -48,6 +49,8 @@ struct Serve: AsyncParsableCommand {
     var emulator = false
 
     func run() async throws {
+        // scrypt's working buffers go back to the system after each hash, so memory returns to idle after a burst.
+        MallocSettings.releaseLargeBlocksWhenFreed()
         var configuration = try options.resolve()
         if let host { configuration.host = host }
         if let port { configuration.port = port }

@@ -11,6 +11,7 @@ struct ServiceAccounts: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a key and write its service-account JSON file (Google's format).",
             discussion: """
                 Give the file to firebase-admin as credentials.Certificate(path), or to any Google auth library: \
@@ -54,7 +55,7 @@ struct ServiceAccounts: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List service-account keys, revoked ones included.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List service-account keys, revoked ones included.")
         @OptionGroup var options: ConfigurationOptions
 
         func run() async throws {
@@ -76,6 +77,7 @@ struct ServiceAccounts: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a key: its access tokens and custom tokens are refused from now on.")
         @OptionGroup var options: ConfigurationOptions
 

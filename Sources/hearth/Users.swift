@@ -5,6 +5,7 @@ import HearthEngine
 
 struct Users: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "users",
         abstract: "Manage users directly in the store (the server may be running).",
         subcommands: [
             UsersImport.self, UsersExport.self, Get.self, Create.self, Update.self, Delete.self, Disable.self,
@@ -37,6 +38,7 @@ struct Users: AsyncParsableCommand {
 
     struct Get: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "get",
             abstract: "Print a user as JSON, by uid, e-mail or phone number.")
         @OptionGroup var options: ConfigurationOptions
         @Argument(help: "A uid, an e-mail address or a +E.164 phone number.") var identifier: String
@@ -53,7 +55,7 @@ struct Users: AsyncParsableCommand {
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a user and print it.")
+        static let configuration = CommandConfiguration(commandName: "create", abstract: "Create a user and print it.")
         @OptionGroup var options: ConfigurationOptions
         @Option(help: "uid (default: a random one).") var uid: String?
         @Option var email: String?
@@ -78,7 +80,7 @@ struct Users: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a user's fields and print the result.")
+        static let configuration = CommandConfiguration(commandName: "update", abstract: "Change a user's fields and print the result.")
         @OptionGroup var options: ConfigurationOptions
         @Argument var uid: String
         @Option var email: String?
@@ -100,7 +102,7 @@ struct Users: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a user and end their sessions.")
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a user and end their sessions.")
         @OptionGroup var options: ConfigurationOptions
         @Argument var uid: String
 
@@ -114,6 +116,7 @@ struct Users: AsyncParsableCommand {
 
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "disable",
             abstract: "Disable a user (or enable again with --enable): a disabled user cannot sign in or refresh.")
         @OptionGroup var options: ConfigurationOptions
         @Argument var uid: String

@@ -163,6 +163,58 @@ struct ServerProcessTests {
         #expect(missing == 0, "\(missing) of \(acked.count) acknowledged sign-ups were lost")
     }
 
+    /// Rotations of concurrent refreshes are committed together (group commit); none may be answered before its
+    /// transaction is committed. Each client's last answered refresh token must still work after `kill -9`: had an
+    /// answered rotation been lost, that token would be unknown.
+    @Test func answeredRefreshesSurviveKillDashNine() async throws {
+        let dir = try makeDataDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let server = try ServerProcess(arguments: arguments(dir))
+        let port = try await server.waitUntilListening()
+
+        let clients = 16
+        var tokens: [String] = []
+        for _ in 0..<clients {
+            let (status, body) = try await postJSON(port: port, path: "/v1/accounts:signUp", body: ["returnSecureToken": true])
+            #expect(status == 200)
+            tokens.append(try #require(body["refreshToken"]?.stringValue))
+        }
+        let latest = LatestTokens(tokens)
+        let burst = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<clients {
+                    group.addTask {
+                        while !Task.isCancelled {
+                            guard
+                                let (status, body) = try? await postJSON(
+                                    port: port, path: "/v1/token",
+                                    body: ["grantType": "refresh_token", "refreshToken": .string(latest[client])]),
+                                status == 200, let next = body["refresh_token"]?.stringValue
+                            else { return }
+                            latest.answered(next, client: client)
+                        }
+                    }
+                }
+            }
+        }
+        while latest.answers < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        server.signal(SIGKILL)
+        await burst.value
+        server.process.waitUntilExit()
+
+        let restarted = try ServerProcess(arguments: arguments(dir))
+        let port2 = try await restarted.waitUntilListening()
+        defer { restarted.signal(SIGKILL) }
+        var lost = 0
+        for client in 0..<clients {
+            let (status, _) = try await postJSON(
+                port: port2, path: "/v1/token",
+                body: ["grantType": "refresh_token", "refreshToken": .string(latest[client])])
+            if status != 200 { lost += 1 }
+        }
+        #expect(lost == 0, "\(lost) of \(clients) clients' last answered refresh tokens were lost")
+    }
+
     @Test func keysCanBeRotatedFromTheCommandLine() async throws {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -212,4 +264,20 @@ final class Acknowledged: @unchecked Sendable {
     func add(uid: String, token: String) { lock.withLock { items.append((uid, token)) } }
     var count: Int { lock.withLock { items.count } }
     var all: [(String, String)] { lock.withLock { items } }
+}
+
+/// Each client's refresh token as last answered by the server.
+final class LatestTokens: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tokens: [String]
+    private var count = 0
+    init(_ tokens: [String]) { self.tokens = tokens }
+    subscript(client: Int) -> String { lock.withLock { tokens[client] } }
+    func answered(_ token: String, client: Int) {
+        lock.withLock {
+            tokens[client] = token
+            count += 1
+        }
+    }
+    var answers: Int { lock.withLock { count } }
 }

@@ -29,7 +29,7 @@ extension AuthEngine {
             throw AuthError(.oauthInvalidGrant, "Invalid JWT Signature, issuer, audience or lifetime.")
         }
         logger.info("admin access token issued", metadata: ["project": "\(key.projectID)", "key": "\(key.keyID)"])
-        return (try serviceAccountTokens.mintAccessToken(for: key, now: now), ServiceAccountTokens.accessTokenLifetime)
+        return (try await serviceAccountTokens.mintAccessToken(for: key, now: now), ServiceAccountTokens.accessTokenLifetime)
     }
 
     /// The service account behind an admin bearer token; UNAUTHENTICATED unless it is live and its key has not

@@ -71,14 +71,14 @@ extension AuthEngine {
         }
         do {
             var result = try await retryingOnConflict { try await applyIdentity(identity, request, origin: origin) }
-            if result.needConfirmation { result.pendingToken = try issuePendingToken(identity, origin: origin) }
+            if result.needConfirmation { result.pendingToken = try await issuePendingToken(identity, origin: origin) }
             return result
         } catch let error as AuthError
             where request.returnIdpCredential
             && [.federatedUserIDAlreadyLinked, .emailExists].contains(error.code)
         {
             return IdPSignInResult(
-                identity: identity, error: error, pendingToken: try issuePendingToken(identity, origin: origin))
+                identity: identity, error: error, pendingToken: try await issuePendingToken(identity, origin: origin))
         }
     }
 
@@ -247,7 +247,7 @@ extension AuthEngine {
     /// A short-lived, single-use credential for an identity Hearth has verified, signed with the project's key
     /// ring. The SDK sends it back (`pendingToken`) when it retries with the credential from an error, since the
     /// provider's own token cannot be presented twice.
-    func issuePendingToken(_ identity: FederatedIdentity, origin: RequestOrigin) throws -> String {
+    func issuePendingToken(_ identity: FederatedIdentity, origin: RequestOrigin) async throws -> String {
         let now = clock.now()
         var payload: [String: JSONValue] = [
             "typ": .string(Self.pendingTokenType), "aud": .string(origin.project.projectID),
@@ -263,7 +263,7 @@ extension AuthEngine {
         ] {
             if let value { payload[key] = .string(value) }
         }
-        let signer = try idTokens.keyRing.currentSigner()
+        let signer = try await idTokens.keyRing.signer()
         return try JWS.signRS256(payload: .object(payload), kid: signer.kid, key: signer.privateKey)
     }
 

@@ -17,8 +17,9 @@ public final class PasswordHasher: Sendable {
     public let parameters: ScryptParameters
     let random: SecureRandom
     let niceness: Int32
-    /// Verified against when an e-mail is unknown, so both cases cost one hash.
-    let decoy: PasswordHash
+    /// Verified against when an e-mail is unknown, so both cases cost one hash. Made on a hashing thread at its
+    /// first use rather than at start: a scrypt hash would add tens of milliseconds to every start.
+    private let decoyHash = Mutex<PasswordHash?>(nil)
     /// Hashes queued or running, for the operator's queue-depth gauge.
     let pending = Atomic<Int>(0)
 
@@ -28,7 +29,18 @@ public final class PasswordHasher: Sendable {
         self.parameters = parameters
         self.random = random
         self.niceness = niceness
-        decoy = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
+    }
+
+    /// One scrypt's worth of work that proves nothing: verifying `password` against the decoy, or, the first time,
+    /// making the decoy, which costs the same one hash (so the first unknown e-mail after a start takes no longer
+    /// than any other). Call on a hashing thread. Two first uses at once may both make one; either is as good.
+    private func decoyCheck(_ password: String) {
+        if let made = decoyHash.withLock({ $0 }) {
+            _ = made.verify(password)
+            return
+        }
+        let made = PasswordHash.make(password: random.token(bytes: 16), parameters: parameters, random: random)
+        decoyHash.withLock { $0 = $0 ?? made }
     }
 
     public func shutdown() async throws {
@@ -47,7 +59,7 @@ public final class PasswordHasher: Sendable {
     /// account with a fast imported hash cannot be told from an unknown e-mail by the time it takes.
     public func verify(_ password: String, against stored: PasswordHash?) async throws -> Bool {
         guard let stored else {
-            _ = try await run { [decoy] in decoy.verify(password) }
+            try await run { [self] in decoyCheck(password) }
             return false
         }
         // Digest, HMAC and PBKDF2 imports are fast enough to tell apart; scrypt variants and bcrypt are not.
@@ -56,9 +68,9 @@ public final class PasswordHasher: Sendable {
         case .scrypt, .firebaseScrypt, .standardScrypt, .bcrypt: isFast = false
         case .pbkdf2, .hmac, .digest: isFast = true
         }
-        return try await run { [decoy] in
+        return try await run { [self] in
             let ok = stored.verify(password)
-            if isFast { _ = decoy.verify(password) }
+            if isFast { decoyCheck(password) }
             return ok
         }
     }

@@ -173,9 +173,7 @@ public struct AuthRoutes: Sendable {
         let bodyTenant = try wire.string("tenantId").flatMap { $0.isEmpty ? nil : $0 }
         if let pathTenant, let bodyTenant, pathTenant != bodyTenant { throw AuthError(.tenantIDMismatch) }
         var tenant = pathTenant ?? bodyTenant
-        if let idToken = try? wire.string("idToken"), let parsed = JWS.parse(idToken),
-            let tokenTenant = parsed.payload["firebase"]?["tenant"]?.stringValue
-        {
+        if let idToken = try? wire.string("idToken"), let tokenTenant = engine.idTokens.peekTenant(idToken) {
             if let tenant, tenant != tokenTenant { throw AuthError(.tenantIDMismatch) }
             tenant = tokenTenant
         }

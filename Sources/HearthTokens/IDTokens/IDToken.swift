@@ -23,6 +23,8 @@ public struct IDTokenService: Sendable {
     /// Emulator mode: tokens are unsigned (`alg: none`), as the Firebase Auth Emulator issues them and as the
     /// Admin SDKs' emulator verifiers expect. Never set on a production server.
     public var unsigned = false
+    /// Tokens already verified (by this service and its copies), so a repeated token skips parsing and RSA.
+    let verified = VerifiedTokenCache()
 
     public init(keyRing: SigningKeyRing, unsigned: Bool = false) {
         self.keyRing = keyRing
@@ -125,7 +127,17 @@ public struct IDTokenService: Sendable {
     public func verify(_ token: String, projectID: String, now: Date, sessionCookie: Bool = false)
         async throws(AuthError) -> VerifiedIDToken
     {
+        // A token verified before for the same scope: only what time or key retirement can change is checked again.
+        if let hit = verified.entry(for: token), hit.token.projectID == projectID, hit.sessionCookie == sessionCookie,
+            hit.kid.map({ keyRing.key(kid: $0) != nil }) ?? unsigned
+        {
+            if hit.token.expiresAt.timeIntervalSince1970 <= now.timeIntervalSince1970 {
+                throw AuthError(.tokenExpired)
+            }
+            return hit.token
+        }
         guard let parsed = JWS.parse(token) else { throw AuthError(.invalidIDToken) }
+        var signedBy: String? = nil
         if unsigned && parsed.header["alg"]?.stringValue == "none" {
             // Emulator mode accepts its own unsigned tokens, as the Firebase Auth Emulator does.
         } else {
@@ -138,6 +150,7 @@ public struct IDTokenService: Sendable {
                 key = keyRing.key(kid: kid)
             }
             guard let key, JWS.verifyRS256(parsed, key: key.publicKey) else { throw AuthError(.invalidIDToken) }
+            signedBy = key.kid
         }
         let (project, tenant) = TenantScope.split(projectID)
         let issuer = sessionCookie ? Self.sessionCookieIssuer(projectID: project) : Self.issuer(projectID: project)
@@ -152,9 +165,18 @@ public struct IDTokenService: Sendable {
         if exp <= now.timeIntervalSince1970 { throw AuthError(.tokenExpired) }
         if p["firebase"]?["tenant"]?.stringValue != tenant { throw AuthError(.tenantIDMismatch) }
         let authTime = p["auth_time"]?.doubleValue ?? iat
-        return VerifiedIDToken(
+        let result = VerifiedIDToken(
             uid: uid, projectID: projectID, issuedAt: Date(timeIntervalSince1970: iat),
             authTime: Date(timeIntervalSince1970: authTime), expiresAt: Date(timeIntervalSince1970: exp),
             signInProvider: p["firebase"]?["sign_in_provider"]?.stringValue, claims: p)
+        verified.insert(.init(token: result, kid: signedBy, sessionCookie: sessionCookie), for: token)
+        return result
+    }
+
+    /// The tenant an ID token names (`firebase.tenant`), without checking it: what a request's scope is inferred
+    /// from before the token is verified against that scope. A token verified before is not parsed again.
+    public func peekTenant(_ token: String) -> String? {
+        if let hit = verified.entry(for: token) { return hit.token.claims["firebase"]?["tenant"]?.stringValue }
+        return JWS.parse(token)?.payload["firebase"]?["tenant"]?.stringValue
     }
 }

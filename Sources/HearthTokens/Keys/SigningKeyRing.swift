@@ -29,22 +29,31 @@ public final class SigningKeyRing: Sendable {
     public let kek: KeyEncryptionKey?
     let clock: AuthClock
     let publishAfterRetirement: TimeInterval
+    /// Emulator mode signs nothing with RSA (its tokens are `alg: none`), so the first key, a 2048-bit RSA
+    /// generation of about 100 ms, is made only when something asks for a signature (`signer()`).
+    let generatesFirstKeyOnDemand: Bool
     private let keys = Mutex<[Key]>([])
     private let lastReload = Mutex<Date>(.distantPast)
 
     public init(
-        store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400
+        store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400,
+        generatesFirstKeyOnDemand: Bool = false
     ) {
         self.store = store
         self.kek = kek
         self.clock = clock
         self.publishAfterRetirement = publishAfterRetirement
+        self.generatesFirstKeyOnDemand = generatesFirstKeyOnDemand
     }
 
-    /// Loads the keys from the store, generating the first one on first start.
+    /// Loads the keys from the store, generating the first one on first start (unless it is made on demand).
     public func load() async throws {
+        try await load(generatingFirstKey: !generatesFirstKeyOnDemand)
+    }
+
+    private func load(generatingFirstKey: Bool) async throws {
         var stored = try await store.signingKeys()
-        if stored.isEmpty {
+        if stored.isEmpty && generatingFirstKey {
             stored = try await store.insertFirstSigningKey(try generate(activatesAt: clock.now()))
         }
         let loaded = try stored.map(decode)
@@ -73,6 +82,13 @@ public final class SigningKeyRing: Sendable {
         // Every key retired or pending: keep signing with the newest rather than fail closed.
         if let newest = all.max(by: { $0.activatesAt < $1.activatesAt }) { return newest }
         throw KeyRingError.noActiveKey
+    }
+
+    /// The current signer, generating the first key now if the ring makes it on demand and has none yet.
+    public func signer() async throws -> Key {
+        if let key = try? currentSigner() { return key }
+        try await load(generatingFirstKey: true)
+        return try currentSigner()
     }
 
     /// Seconds since the signing key became active (for the operator's key-age metric); nil without keys.

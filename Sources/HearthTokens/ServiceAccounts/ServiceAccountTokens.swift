@@ -84,14 +84,14 @@ public struct ServiceAccountTokens: Sendable {
         return isSigned(parsed, by: key, now: now)
     }
 
-    public func mintAccessToken(for key: ServiceAccountKey, now: Date) throws -> String {
+    public func mintAccessToken(for key: ServiceAccountKey, now: Date) async throws -> String {
         let iat = now.secondsSince1970
         let claims: JSONValue = [
             "iss": .string(Self.adminAudience), "aud": .string(Self.adminAudience),
             "sub": .string(key.clientEmail), "key_id": .string(key.keyID), "project_id": .string(key.projectID),
             "iat": .number(Double(iat)), "exp": .number(Double(iat + Int64(Self.accessTokenLifetime))),
         ]
-        let signer = try keyRing.currentSigner()
+        let signer = try await keyRing.signer()
         return try JWS.signRS256(payload: claims, kid: signer.kid, key: signer.privateKey, type: Self.accessTokenType)
     }
 

@@ -1,0 +1,38 @@
+import HearthCore
+import HearthStore
+import Synchronization
+
+/// Users as last read from the store, each with the store's `changeStamp` read before it, so repeated requests
+/// for one user (an app calling `accounts:lookup` or `accounts:update` with the same ID token) skip the store
+/// read while nothing has been committed anywhere.
+///
+/// An entry is used only while the store's stamp still equals the one read before the entry's user was read: any
+/// commit since, by this process or by another on the same database (a revocation, a disabled or deleted user, a
+/// password change), makes every entry stale at once. Stores that cannot stamp cheaply (nil) are never cached.
+final class UserCache: Sendable {
+    private struct Entry: Sendable {
+        var user: UserRecord?
+        var stamp: UInt64
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    let capacity: Int
+
+    init(capacity: Int = 4096) {
+        self.capacity = capacity
+    }
+
+    /// The user from the cache when current, else from the store (and then remembered).
+    func user(projectID: String, uid: String, store: AuthStore) async throws -> UserRecord? {
+        guard let stamp = store.changeStamp() else { return try await store.user(projectID: projectID, uid: uid) }
+        let key = projectID + "\u{0}" + uid
+        if let hit = entries.withLock({ $0[key] }), hit.stamp == stamp { return hit.user }
+        let user = try await store.user(projectID: projectID, uid: uid)
+        entries.withLock { entries in
+            // A full cache is emptied rather than tracked for eviction; the store is the truth anyway.
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[key] = Entry(user: user, stamp: stamp)
+        }
+        return user
+    }
+}

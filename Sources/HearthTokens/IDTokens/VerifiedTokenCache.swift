@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// ID tokens whose signature and claims have been checked, by token text, so a client that presents the same
+/// token again (every call until it refreshes, about an hour) costs a dictionary lookup instead of a base64
+/// decode, two JSON parses and an RSA verification.
+///
+/// Only what cannot change while the token lives is cached: the signature, issuer, audience and tenant. Expiry is
+/// checked again on every hit against the caller's clock, and the key that signed must still be published.
+/// Revocation is not a property of the token (it is the user's `validSince`, `disabled`, or the user's absence),
+/// so callers check it against the store on every use, as they would without this cache.
+final class VerifiedTokenCache: Sendable {
+    struct Entry: Sendable {
+        var token: VerifiedIDToken
+        /// The key that signed it; nil for an unsigned (emulator) token.
+        var kid: String?
+        var sessionCookie: Bool
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+    /// Bounds the memory: a full cache is emptied rather than tracked for eviction (about 1.5 KiB an entry).
+    let capacity: Int
+
+    init(capacity: Int = 2048) {
+        self.capacity = capacity
+    }
+
+    func entry(for token: String) -> Entry? {
+        entries.withLock { $0[token] }
+    }
+
+    func insert(_ entry: Entry, for token: String) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[token] = entry
+        }
+    }
+}
