@@ -115,6 +115,8 @@ public final class AuthEngine: Sendable {
         var user = user
         var extraClaims = extraClaims
         if signIn {
+            // A beforeCreate function may have disabled the account it let be created.
+            if user.disabled { throw AuthError(.userDisabled) }
             let (updated, sessionClaims) = try await runBeforeSignIn(
                 user, provider: signInMethod ?? provider, origin: origin)
             user = updated

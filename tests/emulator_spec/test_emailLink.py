@@ -230,7 +230,6 @@ def test_blocking_existing_account(api, functions):
     _check_fields(body, "bob@example.com", True, new=False)
 
 
-@xfail(BLOCKING)
 def test_blocking_disables_user(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, {"userRecord": {"updateMask": "disabled", "disabled": True}})

@@ -493,7 +493,6 @@ def test_blocking_existing_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_disables_user(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, {"userRecord": {"updateMask": "disabled", "disabled": True}})

@@ -99,12 +99,10 @@ def test_enrollment_finalize_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:finalize", DISABLED), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_enrollment_finalize_mfa_disabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:finalize", MFA_OFF), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_enrollment_finalize_sms_not_enabled(api):
     expect_error(_tenant_call(api, "mfaEnrollment:finalize", NO_SMS), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
@@ -176,12 +174,10 @@ def test_sign_in_finalize_auth_disabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:finalize", DISABLED), 400, "PROJECT_DISABLED")
 
 
-@xfail(TENANTS)
 def test_sign_in_finalize_mfa_disabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:finalize", MFA_OFF), 400, "OPERATION_NOT_ALLOWED", contains=True)
 
 
-@xfail(TENANTS)
 def test_sign_in_finalize_sms_not_enabled(api):
     expect_error(_tenant_call(api, "mfaSignIn:finalize", NO_SMS), 400, "OPERATION_NOT_ALLOWED", contains=True)
 

@@ -207,7 +207,6 @@ def test_blocking_sign_in_overrides_create(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_blocking_disables_user(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, {"userRecord": {"updateMask": "disabled", "disabled": True}})

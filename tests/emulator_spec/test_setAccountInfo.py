@@ -261,7 +261,6 @@ def test_mfa_enrollment_id_required(api):
                  "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.")
 
 
-@xfail(MFA_ADMIN)
 def test_dedupe_mfa_same_phone(api):
     user = api.register_user("bob@example.com", "notasecret")
     lid = user["localId"]

@@ -187,7 +187,6 @@ def test_create_with_two_mfa_factors(api):
         assert factor.get("mfaEnrollmentId")
 
 
-@xfail(MFA_ON_WRITE)
 def test_dedupe_same_mfa_factors(api):
     alice = api.register_user("alice@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO] * 3)
     mfa = _mfa(api, alice["localId"])
@@ -219,7 +218,6 @@ def test_invalid_mfa_phone_number(api):
                  400, "INVALID_MFA_PHONE_NUMBER : Invalid format.")
 
 
-@xfail(MFA_ON_WRITE)
 def test_mfa_enrollment_id_ignored_on_create(api):
     ids = ["thisShouldBeIgnored1", "thisShouldBeIgnored2"]
     user = api.register_user("alice@example.com", "notasecret",
@@ -312,7 +310,6 @@ def test_before_sign_in_overrides_before_create(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
 def test_before_create_disables_new_user(api, functions):
     _blocking(api, functions, beforeCreate=1)
     functions.reply("/beforeCreate", 200, {"userRecord": {"updateMask": "disabled", "disabled": True}})

@@ -80,13 +80,8 @@ extension AuthEngine {
         async throws -> AccountResult
     {
         let project = origin.project
+        try requireEnabled(request.proof, project: project)
         guard let proof = request.proof else { throw AuthError(.invalidArgument, "MFA provider not supported!") }
-        switch proof {
-        case .phone:
-            guard project.mfa.allowsPhone else { throw AuthError(.operationNotAllowed, "SMS based MFA not enabled.") }
-        case .totp:
-            guard project.mfa.allowsTOTP else { throw AuthError(.operationNotAllowed, "TOTP based MFA not enabled.") }
-        }
         let (user, token) = try await enrollingUser(idToken: request.idToken, origin: origin)
         let enrollmentID = random.uid()
         let factor: MFAEnrollment.Factor

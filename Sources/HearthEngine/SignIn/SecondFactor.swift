@@ -117,6 +117,7 @@ extension AuthEngine {
         async throws -> AccountResult
     {
         let project = origin.project
+        try requireEnabled(request.proof, project: project)
         guard let credential = request.pendingCredential.nonEmpty else {
             throw AuthError(.missingCredential, "Please set MFA Pending Credential.")
         }
@@ -231,5 +232,17 @@ extension AuthEngine {
 
     static func pendingHash(_ credential: String) -> [UInt8] {
         SHA256.hash(data: Array(credential.utf8)).withUnsafeBytes { Array($0) }
+    }
+}
+
+extension AuthEngine {
+    /// The kind of second factor a finalize call names must be on for the project, before anything else is
+    /// looked at (Firebase's order): TOTP for a TOTP proof, SMS for anything else.
+    func requireEnabled(_ proof: SecondFactorProof?, project: ProjectConfig) throws(AuthError) {
+        if case .totp? = proof {
+            guard project.mfa.allowsTOTP else { throw AuthError(.operationNotAllowed, "TOTP based MFA not enabled.") }
+        } else {
+            guard project.mfa.allowsPhone else { throw AuthError(.operationNotAllowed, "SMS based MFA not enabled.") }
+        }
     }
 }

@@ -55,7 +55,16 @@ extension AuthRoutes {
     }
 
     func adminEnrollments(_ entries: [[String: JSONValue]]) throws(AuthError) -> [MFAEnrollment] {
-        try MFAEnrollment.adminList(entries, newID: { engine.random.uid() }, now: engine.clock.now())
+        var entries = entries
+        if engine.isEmulator {
+            // The emulator keeps the first of several factors with one phone number and drops the others.
+            var seen = Set<String>()
+            entries = entries.filter { entry in
+                guard let phone = entry["phoneInfo"]?.stringValue else { return true }
+                return seen.insert(phone).inserted
+            }
+        }
+        return try MFAEnrollment.adminList(entries, newID: { engine.random.uid() }, now: engine.clock.now())
     }
 
     func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
