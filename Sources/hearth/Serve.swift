@@ -89,7 +89,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
 
-        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute;
+        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute (at once when one
+        // of their tokens arrives);
         // rotated refresh tokens older than the reuse-detection window are purged hourly.
         let housekeeping = Task {
             var minutes = 0
