@@ -15,7 +15,7 @@ struct TestCluster {
     let url: String
 
     static func create() throws -> TestCluster {
-        let directory = try run(["create"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let directory = String(try run(["create"]).split(separator: "\n").last ?? "")
         let url = try String(contentsOfFile: directory + "/url", encoding: .utf8)
         return TestCluster(directory: directory, url: url.trimmingCharacters(in: .whitespacesAndNewlines))
     }
@@ -25,27 +25,11 @@ struct TestCluster {
     func start() throws { _ = try Self.run(["start", directory]) }
     func destroy() { _ = try? Self.run(["destroy", directory]) }
 
-    /// Runs the script to completion with posix_spawn and waitpid. Foundation's `Process` missed the exit of
-    /// this script (it leaves PostgreSQL running behind it) and `waitUntilExit` never returned.
     @discardableResult
     static func run(_ arguments: [String]) throws -> String {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-cluster-\(UUID()).out").path
-        defer { try? FileManager.default.removeItem(atPath: output) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        let argv = ([script!] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, script!, &actions, nil, argv, environ) == 0 else {
-            throw ServerProcess.ProcessError("could not run \(script!)")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
-        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0 else { throw ServerProcess.ProcessError("postgres-cluster \(arguments) failed: \(text)") }
-        return text
+        let (status, output) = try spawnAndWait(script!, arguments)
+        guard status == 0 else { throw ServerProcess.ProcessError("postgres-cluster \(arguments) failed: \(output)") }
+        return output
     }
 }
 
