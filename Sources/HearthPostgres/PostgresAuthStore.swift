@@ -3,6 +3,7 @@ import HearthCore
 import HearthStore
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The shared store: several Hearth servers on one PostgreSQL database behave as one service.
 ///
@@ -22,16 +23,20 @@ public final class PostgresAuthStore: AuthStore {
     public let description: String
     let client: PostgresClient
     let logger: Logger
+    /// How long a request waits for a pooled connection before it is answered `StoreUnavailable`.
+    let connectionWait: Duration
     /// Runs the client's connection pool until `shutdown()` cancels it.
     private let runTask: Task<Void, Never>
 
     /// Creates the store and starts its connection pool; connections open on first use.
     /// Call `migrate()` before use (or use `connect(url:logger:)`), and `shutdown()` when done.
-    public init(url: String, logger: Logger) throws {
+    /// `connectionWait` bounds how long a request waits for a connection while the database is unreachable.
+    public init(url: String, logger: Logger, connectionWait: Duration = .seconds(5)) throws {
         let parsed = try PostgresConnectionURL(url)
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        self.connectionWait = connectionWait
         description = parsed.redacted
         runTask = Task { await client.run() }
     }
@@ -62,7 +67,8 @@ public final class PostgresAuthStore: AuthStore {
     /// Applies the migrations not yet recorded in `schema_migrations`. Idempotent; servers starting
     /// together queue on an advisory lock, so each migration runs exactly once.
     public func migrate() async throws {
-        try await transaction { db in
+        // `connect` bounds the whole start-up wait instead, with a message naming the database.
+        try await transaction(waitingAtMost: nil) { db in
             try await db.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             try await db.run(PostgresQuery(unsafeSQL: PostgresSchema.createMigrationsTable))
             let applied = Set(
@@ -490,23 +496,37 @@ extension PostgresAuthStore {
     /// Runs one statement on any pooled connection, in its own implicit transaction.
     @discardableResult
     func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await client.query(query, logger: logger).collect()
+        try await leasing(wait: connectionWait) { [logger] connection in
+            try await connection.query(query, logger: logger).collect()
+        }
     }
 
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
-    /// Errors come out unwrapped, with unique violations on users turned into `StoreError`.
-    func transaction<Result: Sendable>(_ body: (Transaction) async throws -> Result) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(Transaction(connection: connection, logger: logger))
+    /// Errors come out unwrapped, with unique violations on users turned into `StoreError` and a lost or
+    /// refused connection into `StoreUnavailable`.
+    func transaction<Result: Sendable>(_ body: @escaping @Sendable (Transaction) async throws -> Result)
+        async throws -> Result
+    {
+        try await transaction(waitingAtMost: connectionWait, body)
+    }
+
+    /// `transaction(_:)` with its own bound on the wait for a connection; nil waits as long as the pool does.
+    func transaction<Result: Sendable>(
+        waitingAtMost wait: Duration?, _ body: @escaping @Sendable (Transaction) async throws -> Result
+    ) async throws -> Result {
+        try await leasing(wait: wait) { [logger] connection in
+            do {
+                return try await connection.withTransaction(logger: logger) { connection in
+                    try await body(Transaction(connection: connection, logger: logger))
+                }
+            } catch let error as PostgresTransactionError {
+                throw error.closureError ?? error.commitError ?? error.beginError ?? error
             }
-        } catch let error as PostgresTransactionError {
-            throw Self.storeError(for: error.closureError ?? error.commitError ?? error.beginError ?? error)
         }
     }
 
     /// A connection inside an open transaction.
-    struct Transaction {
+    struct Transaction: Sendable {
         let connection: PostgresConnection
         let logger: Logger
 
@@ -516,9 +536,49 @@ extension PostgresAuthStore {
         }
     }
 
-    /// The StoreError a unique violation stands for, found by constraint name; any other error unchanged.
+    /// Runs `body` on a pooled connection, waiting at most `wait` for one. While PostgreSQL is down the pool
+    /// keeps reconnecting in the background and would hold requests in its queue for up to a minute; a
+    /// request gets `StoreUnavailable` instead, and the next one after the database is back succeeds.
+    func leasing<Result: Sendable>(
+        wait: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let lease = LeaseDeadline()
+        do {
+            return try await withThrowingTaskGroup(of: Result?.self) { [client] group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        guard lease.begin() else { throw CancellationError() }
+                        return try await body(connection)
+                    }
+                }
+                if let wait {
+                    group.addTask {
+                        try await Task.sleep(for: wait)
+                        if lease.expire() { throw StoreUnavailable("no connection within \(wait)") }
+                        return nil
+                    }
+                }
+                while let finished = try await group.next() {
+                    if let result = finished {
+                        group.cancelAll()
+                        return result
+                    }
+                }
+                throw CancellationError()
+            }
+        } catch {
+            // Before the lease, every failure is the pool's: shut down, or given up reconnecting.
+            if !lease.began { throw error as? StoreUnavailable ?? StoreUnavailable("\(error)") }
+            throw Self.storeError(for: error)
+        }
+    }
+
+    /// The StoreError a unique violation stands for, found by constraint name; `StoreUnavailable` for a
+    /// connection PostgreSQL refused or lost; any other error unchanged.
     static func storeError(for error: any Error) -> any Error {
-        guard let error = error as? PSQLError, error.serverInfo?[.sqlState] == "23505" else { return error }
+        guard let error = error as? PSQLError else { return error }
+        if let reason = unavailability(error) { return StoreUnavailable(reason) }
+        guard error.serverInfo?[.sqlState] == "23505" else { return error }
         switch error.serverInfo?[.constraintName] {
         case "users_pkey": return StoreError.uidExists
         case "users_email": return StoreError.emailExists
@@ -527,6 +587,50 @@ extension PostgresAuthStore {
         default: return error
         }
     }
+
+    /// Why `error` means the database is (for now) out of reach, or nil when it is about the statement.
+    /// Connection exceptions (SQLSTATE class 08), shutdowns (57P01 admin, 57P02 crash, 57P03 cannot connect
+    /// now: "the database system is shutting down"), too many connections (53300), and the connection
+    /// itself failing or closing.
+    static func unavailability(_ error: PSQLError) -> String? {
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return "\(error.code)"
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            guard state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state) else { return nil }
+            return "\(state) \(error.serverInfo?[.message] ?? "")"
+        default:
+            return nil
+        }
+    }
+}
+
+/// Who came first for one lease: the connection (the body runs) or the deadline (the caller gets
+/// `StoreUnavailable` and a connection that arrives later is handed straight back).
+final class LeaseDeadline: Sendable {
+    private enum State { case waiting, leased, expired }
+    private let state = Mutex(State.waiting)
+
+    /// Marks the connection as leased; false when the deadline passed first.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard state == .waiting else { return false }
+            state = .leased
+            return true
+        }
+    }
+
+    /// Marks the deadline as passed; false when the connection came first.
+    func expire() -> Bool {
+        state.withLock { state in
+            guard state == .waiting else { return false }
+            state = .expired
+            return true
+        }
+    }
+
+    var began: Bool { state.withLock { $0 == .leased } }
 }
 
 // MARK: - Row mapping

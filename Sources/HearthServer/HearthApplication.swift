@@ -3,6 +3,7 @@ import HearthEngine
 import HearthTokens
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 
@@ -47,19 +48,31 @@ public enum HearthApplication {
 
     /// A server listening on `host:port` (port 0: any free port, reported to `onServerRunning`).
     /// `http` bounds connections: idle and request timeouts, and at most `maxConnections` at once (further
-    /// clients wait in the accept queue rather than costing descriptors).
+    /// clients wait in the accept queue rather than costing descriptors). With `tls`, the server speaks TLS only,
+    /// offering HTTP/2 and HTTP/1.1 by ALPN.
     public static func make(
         engine: AuthEngine, host: String, port: Int, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),
-        pages: (Router<HearthRequestContext>) -> Void = { _ in }, logger: Logger,
+        tls: TLSCertificates? = nil, pages: (Router<HearthRequestContext>) -> Void = { _ in }, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let requestTimeout = TimeAmount.seconds(Int64(http.requestTimeoutSeconds))
+        let stream = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)],
+            idleTimeout: .seconds(Int64(http.idleTimeoutSeconds)))
+        let server: HTTPServerBuilder
+        if let tls {
+            let configuration = HTTP2UpgradeChannel.Configuration(
+                idleTimeout: .seconds(Int64(http.idleTimeoutSeconds)), streamConfiguration: stream)
+            server = HTTPServerBuilder { responder in
+                try HTTP2UpgradeChannel(
+                    tlsConfiguration: tls.serverConfiguration(), configuration: configuration, responder: responder)
+            }
+        } else {
+            server = .http1(configuration: stream)
+        }
         return Application(
             router: router(engine: engine, publicKeyCacheSeconds: publicKeyCacheSeconds, http: http, pages: pages),
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout)],
-                    idleTimeout: .seconds(Int64(http.idleTimeoutSeconds)))),
+            server: server,
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "hearth",
                 availableConnectionsDelegate: MaximumAvailableConnections(http.maxConnections, logger: logger)),

@@ -157,6 +157,20 @@ extension AuthStore {
     public func changeStamp() -> UInt64? { nil }
 }
 
+/// The database cannot be reached right now: it is shutting down or restarting, refused or dropped the
+/// connection, or no pooled connection became free in time. A passing condition the server answers with
+/// 503 UNAVAILABLE (clients retry); the store reconnects by itself.
+public struct StoreUnavailable: Error, Sendable, CustomStringConvertible {
+    /// What failed, for the log; never shown to clients.
+    public let reason: String
+
+    public init(_ reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { "the database is unavailable: \(reason)" }
+}
+
 /// Failures a store reports that the engine turns into Firebase errors.
 public enum StoreError: Error, Sendable, Equatable {
     case uidExists

@@ -44,7 +44,8 @@ struct Keys: AsyncParsableCommand {
                 The new key is published at once and starts signing after --lead seconds (default: one hour, the \
                 Cache-Control max-age of the published keys), so verifiers that cached the key set see it before the \
                 first token it signs. The old key stops signing then and stays published until tokens it signed \
-                have expired. Running servers pick up the change within a minute.
+                have expired. Running servers pick up the change within a minute, and at once when a token signed by \
+                the new key reaches them (so --lead 0 is safe for verification by Hearth itself).
                 """)
         @OptionGroup var options: ConfigurationOptions
 

@@ -20,7 +20,12 @@ struct Serve: AsyncParsableCommand {
             HEARTH_PROJECT, HEARTH_KEY_ENCRYPTION_KEY (base64 of 32 bytes; encrypts signing keys at rest), \
             HEARTH_PASSWORD_HASH_THREADS, HEARTH_LOG_LEVEL, HEARTH_PUBLIC_URL, HEARTH_SMTP_PASSWORD, \
             HEARTH_EMAIL_WEBHOOK_SECRET, HEARTH_TRUSTED_PROXIES (comma-separated CIDRs of reverse proxies whose \
-            X-Forwarded-For is believed).
+            X-Forwarded-For is believed), HEARTH_TLS_CERT, HEARTH_TLS_KEY.
+
+            TLS without a proxy: --tls-cert and --tls-key (PEM files) make the API listen for HTTPS only, with \
+            HTTP/2 and HTTP/1.1 offered by ALPN. SIGHUP re-reads both files (after a renewal): new connections get \
+            the new certificate, open ones keep theirs, and unusable files leave the current certificate in place. \
+            The operator's listener stays plain HTTP on loopback.
             """)
 
     @OptionGroup var options: ConfigurationOptions
@@ -41,6 +46,14 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Address of the operator's listener (default 127.0.0.1). Env: HEARTH_ADMIN_HOST.")
     var adminHost: String?
 
+    @Option(
+        name: .long,
+        help: "PEM certificate chain (leaf first) to serve HTTPS with; needs --tls-key. Env: HEARTH_TLS_CERT.")
+    var tlsCert: String?
+
+    @Option(name: .long, help: "PEM private key of --tls-cert. Env: HEARTH_TLS_KEY.")
+    var tlsKey: String?
+
     @Flag(
         name: .long,
         help:
@@ -57,6 +70,7 @@ struct Serve: AsyncParsableCommand {
         let logger = Runtime.logger(configuration)
         _ = AdminListener.registry  // metrics from the first request on
         let emulatorMode = emulator || ProcessInfo.processInfo.environment["HEARTH_EMULATOR"] == "1"
+        let tls = try tlsCertificates()
         let runtime: Runtime
         do {
             runtime = try await Runtime.start(configuration, logger: logger, emulator: emulatorMode)
@@ -92,7 +106,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
 
-        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute;
+        // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute (at once when one
+        // of their tokens arrives);
         // rotated refresh tokens older than the reuse-detection window are purged hourly.
         let housekeeping = Task {
             var minutes = 0
@@ -122,11 +137,12 @@ struct Serve: AsyncParsableCommand {
         }
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
-            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http,
+            publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http, tls: tls,
             pages: { ActionPages(engine: runtime.engine).register(on: $0) }, logger: logger
         ) { [host = configuration.host] port in
-            logger.info("hearth listening on http://\(host):\(port)")
+            logger.info("hearth listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
         }
+        let reloadSignal = tls.map { TLSReloadSignal(certificates: $0, logger: logger) }
         let environment = ProcessInfo.processInfo.environment
         let operatorHost = adminHost ?? environment["HEARTH_ADMIN_HOST"] ?? "127.0.0.1"
         let operatorPort =
@@ -146,9 +162,48 @@ struct Serve: AsyncParsableCommand {
             }
         }
         try await app.runService()
+        reloadSignal?.cancel()
         operatorListener.cancel()
         housekeeping.cancel()
         await runtime.shutdown()
         logger.info("hearth stopped")
     }
+
+    /// The certificate and key named by the flags or the environment, checked now so a bad file stops the start.
+    func tlsCertificates() throws -> TLSCertificates? {
+        let environment = ProcessInfo.processInfo.environment
+        let certificate = tlsCert ?? environment["HEARTH_TLS_CERT"]
+        let key = tlsKey ?? environment["HEARTH_TLS_KEY"]
+        switch (certificate, key) {
+        case (nil, nil): return nil
+        case (let certificate?, let key?):
+            do { return try TLSCertificates(certificatePath: certificate, keyPath: key) } catch {
+                throw ValidationError("\(error)")
+            }
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
+    }
+}
+
+/// Re-reads the TLS certificate and key on SIGHUP, the usual signal after a renewal (certbot's deploy hook,
+/// `systemctl reload`).
+final class TLSReloadSignal {
+    private let source: any DispatchSourceSignal
+
+    init(certificates: TLSCertificates, logger: Logger) {
+        // The default action of SIGHUP ends the process; the dispatch source sees it only once it is ignored.
+        signal(SIGHUP, SIG_IGN)
+        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler {
+            do {
+                try certificates.reload()
+                logger.notice("TLS certificate reloaded from \(certificates.certificatePath)")
+            } catch {
+                logger.error("TLS certificate not reloaded, the previous one stays in use: \(error)")
+            }
+        }
+        source.resume()
+    }
+
+    func cancel() { source.cancel() }
 }

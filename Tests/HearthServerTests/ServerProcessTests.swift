@@ -55,13 +55,24 @@ final class ServerProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = collected.text.withLock { $0 }
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
+            if let range = text.range(of: #"listening on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
                 return Int(text[range].split(separator: ":").last!)!
             }
             if !process.isRunning && collected.finished.withLock({ $0 }) { break }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw ProcessError("server did not start: \(collected.text.withLock { $0 })")
+    }
+
+    /// Waits until the process has written `text` (a log line), failing if it exits first.
+    func waitForOutput(containing text: String, timeout: TimeInterval = 60) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if collected.text.withLock({ $0.contains(text) }) { return }
+            if !process.isRunning && collected.finished.withLock({ $0 }) { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ProcessError("no '\(text)' in: \(collected.text.withLock { $0 })")
     }
 
     /// Everything the process wrote, once it has exited and its output is drained.
@@ -90,6 +101,32 @@ func runHearth(_ args: [String], dataDir: URL) throws -> (status: Int32, output:
     let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     p.waitUntilExit()
     return (p.terminationStatus, text)
+}
+
+/// Runs `executable` (a path, or a name looked up in PATH) to completion with posix_spawn and waitpid; its exit
+/// status and output (standard output and error). Foundation's `Process` missed the exit of a script that leaves a daemon running
+/// (scripts/postgres-cluster) and `waitUntilExit` never returned.
+func spawnAndWait(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID()).out").path
+    defer { try? FileManager.default.removeItem(atPath: output) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    guard posix_spawnp(&pid, executable, &actions, nil, argv, environ) == 0 else {
+        throw ServerProcess.ProcessError("could not run \(executable)")
+    }
+    var status: Int32 = 0
+    var waited = waitpid(pid, &status, 0)
+    while waited == -1, errno == EINTR { waited = waitpid(pid, &status, 0) }
+    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    guard waited == pid else { throw ServerProcess.ProcessError("waitpid(\(pid)): errno \(errno); output: \(text)") }
+    // WIFEXITED and WEXITSTATUS, which Swift does not import; killed by a signal counts as failure.
+    return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
 }
 
 func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {

@@ -68,6 +68,25 @@ import X509
         #expect(ring.publishedKeys().map(\.kid) == [new])
     }
 
+    @Test func aKeyRotatedByAnotherProcessVerifiesHereAtOnce() async throws {
+        let s = try store()
+        let here = SigningKeyRing(store: s, kek: nil, clock: .system)
+        let elsewhere = SigningKeyRing(store: s, kek: nil, clock: .system)
+        try await here.load()
+        try await elsewhere.load()
+        // A forged kid makes this process look in vain, just before the real rotation.
+        #expect(await here.verificationKey(kid: "forged") == nil)
+        let kid = try await elsewhere.rotate(lead: 0)
+        // Many requests at once with the new kid: one shared reload finds it for all of them.
+        let found = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<20 { group.addTask { await here.verificationKey(kid: kid)?.kid } }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(found == Array(repeating: kid, count: 20))
+        #expect(try here.currentSigner().kid == kid)
+        #expect(await here.verificationKey(kid: "forged") == nil)
+    }
+
     @Test func keysAreEncryptedAtRestWithAKeyEncryptionKey() async throws {
         let s = try store()
         let kek = try KeyEncryptionKey(base64: Data(repeating: 7, count: 32).base64EncodedString())

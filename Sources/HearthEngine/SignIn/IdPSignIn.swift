@@ -270,7 +270,7 @@ extension AuthEngine {
     func redeemPendingToken(_ token: String, origin: RequestOrigin) async throws -> FederatedIdentity {
         let now = clock.now()
         guard let parsed = JWS.parse(token), parsed.header["alg"]?.stringValue == "RS256",
-            let kid = parsed.header["kid"]?.stringValue, let key = idTokens.keyRing.key(kid: kid),
+            let kid = parsed.header["kid"]?.stringValue, let key = await idTokens.keyRing.verificationKey(kid: kid),
             JWS.verifyRS256(parsed, key: key.publicKey)
         else { throw AuthError(.invalidPendingToken) }
         let p = parsed.payload

@@ -1,8 +1,10 @@
 import HearthCore
+import HearthStore
 import Hummingbird
 import Logging
 
-/// Turns every error into Firebase's envelope. An `AuthError` is the client's doing (4xx);
+/// Turns every error into Firebase's envelope. An `AuthError` is the client's doing (4xx); an unreachable
+/// database (`StoreUnavailable`) is a passing outage, answered 503 UNAVAILABLE so clients retry;
 /// anything else is a Hearth bug, logged and answered 500 without internals.
 struct ErrorEnvelopeMiddleware: RouterMiddleware {
     typealias Context = HearthRequestContext
@@ -14,6 +16,10 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as AuthError {
             return WireResponse.error(error)
+        } catch let error as StoreUnavailable {
+            context.logger.warning(
+                "database unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+            return WireResponse.error(AuthError(.unavailable, "The service is currently unavailable."))
         } catch let error as HTTPError {
             switch error.status {
             case .notFound: return WireResponse.error(AuthError(.notFound, "Not Found"))

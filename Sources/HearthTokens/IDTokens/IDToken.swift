@@ -144,11 +144,7 @@ public struct IDTokenService: Sendable {
             guard parsed.header["alg"]?.stringValue == "RS256", let kid = parsed.header["kid"]?.stringValue else {
                 throw AuthError(.invalidIDToken)
             }
-            var key = keyRing.key(kid: kid)
-            if key == nil {
-                await keyRing.reloadForUnknownKid()
-                key = keyRing.key(kid: kid)
-            }
+            let key = await keyRing.verificationKey(kid: kid)
             guard let key, JWS.verifyRS256(parsed, key: key.publicKey) else { throw AuthError(.invalidIDToken) }
             signedBy = key.kid
         }

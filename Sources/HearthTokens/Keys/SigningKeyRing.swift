@@ -33,7 +33,7 @@ public final class SigningKeyRing: Sendable {
     /// generation of about 100 ms, is made only when something asks for a signature (`signer()`).
     let generatesFirstKeyOnDemand: Bool
     private let keys = Mutex<[Key]>([])
-    private let lastReload = Mutex<Date>(.distantPast)
+    private let unknownKidReloads = UnknownKidReloads()
 
     public init(
         store: AuthStore, kek: KeyEncryptionKey?, clock: AuthClock, publishAfterRetirement: TimeInterval = 15 * 86400,
@@ -58,19 +58,19 @@ public final class SigningKeyRing: Sendable {
         }
         let loaded = try stored.map(decode)
         keys.withLock { $0 = loaded }
-        lastReload.withLock { $0 = clock.now() }
     }
 
-    /// Reloads when a token names a kid this process has not seen (another process rotated),
-    /// at most once per `cooldown` so forged kids cannot drive the store.
-    func reloadForUnknownKid(cooldown: TimeInterval = 5) async {
-        let now = clock.now()
-        let due = lastReload.withLock { last -> Bool in
-            if now.timeIntervalSince(last) < cooldown { return false }
-            last = now
-            return true
-        }
-        if due { try? await load() }
+    /// The key a token names, reloading the keys first when this process has not loaded `kid`: another process
+    /// may have rotated with no lead, and its tokens must verify here at once. Forged kids are kept from driving
+    /// the store by `UnknownKidReloads`.
+    public func verificationKey(kid: String) async -> Key? {
+        if let key = key(kid: kid) { return key }
+        guard await unknownKidReloads.mayReload(for: kid) else { return nil }
+        let loaded = await unknownKidReloads.reload { [self] in (try? await load()) != nil }
+        if let key = key(kid: kid) { return key }
+        // A reload that failed (the store unreachable) proves nothing about the kid.
+        if loaded { await unknownKidReloads.recordMiss(kid) }
+        return nil
     }
 
     /// The key that signs tokens now: the newest active one.
@@ -188,4 +188,60 @@ public final class SigningKeyRing: Sendable {
             extensions: Certificate.Extensions {}, issuerPrivateKey: signingKey)
         return try certificate.serializeAsPEM().pemString + "\n"
     }
+}
+
+/// The reloads asked for by tokens whose kid this process has not loaded.
+///
+/// Each asker is answered by a reload that started after it asked, so a key stored a moment ago is always found;
+/// reloads run one at a time and askers arriving meanwhile share the next one. A reload that leaves some kid
+/// unknown makes the next one wait until `missInterval` after it, and a kid once looked up in vain is refused
+/// without a read (kids are random: a missing one never appears later), so forged kids cost the store at most one
+/// read per interval while a genuine new key waits at most that long, never refused.
+actor UnknownKidReloads {
+    let missInterval: Duration
+    /// Forgotten wholesale when full; a forgotten kid costs one more read.
+    let maxRememberedMisses: Int
+    private var misses: Set<String> = []
+    private var quietUntil = ContinuousClock.now
+    /// The reload new askers join: queued behind `latest`, not yet reading the store.
+    private var queued: Task<Bool, Never>?
+    /// The reload that started (or was queued) last.
+    private var latest: Task<Bool, Never>?
+
+    init(missInterval: Duration = .seconds(1), maxRememberedMisses: Int = 4096) {
+        self.missInterval = missInterval
+        self.maxRememberedMisses = maxRememberedMisses
+    }
+
+    func mayReload(for kid: String) -> Bool { !misses.contains(kid) }
+
+    /// Returns once a run of `load` that started after this call has finished, with its outcome.
+    func reload(_ load: @escaping @Sendable () async -> Bool) async -> Bool {
+        if let queued { return await queued.value }
+        let previous = latest
+        let task = Task {
+            _ = await previous?.value
+            await self.waitOutQuietPeriod()
+            await self.started()
+            return await load()
+        }
+        queued = task
+        latest = task
+        return await task.value
+    }
+
+    func recordMiss(_ kid: String) {
+        if misses.count >= maxRememberedMisses { misses.removeAll() }
+        misses.insert(kid)
+        quietUntil = .now + missInterval
+    }
+
+    private func waitOutQuietPeriod() async {
+        while ContinuousClock.now < quietUntil {
+            try? await Task.sleep(until: quietUntil, clock: .continuous)
+        }
+    }
+
+    /// From here on, new askers queue a reload of their own.
+    private func started() { queued = nil }
 }

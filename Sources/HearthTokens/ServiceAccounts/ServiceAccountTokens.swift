@@ -100,11 +100,7 @@ public struct ServiceAccountTokens: Sendable {
         guard let parsed = JWS.parse(token), parsed.header["alg"]?.stringValue == "RS256",
             parsed.header["typ"]?.stringValue == Self.accessTokenType, let kid = parsed.header["kid"]?.stringValue
         else { return nil }
-        var key = keyRing.key(kid: kid)
-        if key == nil {
-            await keyRing.reloadForUnknownKid()
-            key = keyRing.key(kid: kid)
-        }
+        let key = await keyRing.verificationKey(kid: kid)
         let p = parsed.payload
         guard let key, JWS.verifyRS256(parsed, key: key.publicKey),
             p["aud"]?.stringValue == Self.adminAudience,
