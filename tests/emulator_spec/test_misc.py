@@ -256,7 +256,6 @@ def test_delete_all_accounts(api):
     api.expect_user_gone(b["idToken"])
 
 
-@xfail(TENANTS)
 def test_delete_all_tenant_accounts(api):
     tenant = api.register_tenant({"disableAuth": False, "allowPasswordSignup": True})
     t = tenant["tenantId"]

@@ -9,29 +9,9 @@ struct EmulatorRoutes: Sendable {
     let engine: AuthEngine
 
     func register(on router: Router<HearthRequestContext>) {
-        router.get("/emulator/v1/projects/{project}/verificationCodes") { _, context in
-            let project = try project(context)
-            return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
-        }
-        router.get("/emulator/v1/projects/{project}/oobCodes") { _, context in
-            let projectID = try project(context).projectID
-            var codes: [JSONValue] = []
-            // Spent and expired codes leave the listing, as in the Firebase Auth Emulator.
-            for m in try await engine.store.emailOutbox(projectID: projectID)
-            where try await engine.isLiveActionCode(m.oobCode, projectID: projectID) {
-                codes.append([
-                    "email": .string(m.email), "oobCode": .string(m.oobCode), "oobLink": .string(m.oobLink),
-                    "requestType": .string(m.kind.rawValue),
-                ])
-            }
-            return WireResponse.json(["oobCodes": .array(codes)])
-        }
-        router.delete("/emulator/v1/projects/{project}/accounts") { _, context in
-            let project = try project(context)
-            let count = try await engine.store.deleteAllUsers(projectID: project.projectID)
-            context.logger.info(
-                "emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
-            return WireResponse.json([:])
+        // The codes and the accounts of a project, and of each of its tenants.
+        for scope in ["/emulator/v1/projects/{project}", "/emulator/v1/projects/{project}/tenants/{tenant}"] {
+            registerScoped(scope, on: router)
         }
         router.get("/emulator/v1/projects/{project}/config") { _, context in
             WireResponse.json(Self.emulatorConfig(try project(context)))
@@ -49,12 +29,41 @@ struct EmulatorRoutes: Sendable {
         }
     }
 
+    func registerScoped(_ scope: String, on router: Router<HearthRequestContext>) {
+        router.get(RouterPath("\(scope)/verificationCodes")) { _, context in
+            let project = try project(context)
+            return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
+        }
+        router.get(RouterPath("\(scope)/oobCodes")) { _, context in
+            let projectID = try project(context).projectID
+            var codes: [JSONValue] = []
+            // Spent and expired codes leave the listing, as in the Firebase Auth Emulator.
+            for m in try await engine.store.emailOutbox(projectID: projectID)
+            where try await engine.isLiveActionCode(m.oobCode, projectID: projectID) {
+                codes.append([
+                    "email": .string(m.email), "oobCode": .string(m.oobCode), "oobLink": .string(m.oobLink),
+                    "requestType": .string(m.kind.rawValue),
+                ])
+            }
+            return WireResponse.json(["oobCodes": .array(codes)])
+        }
+        router.delete(RouterPath("\(scope)/accounts")) { _, context in
+            let project = try project(context)
+            let count = try await engine.store.deleteAllUsers(projectID: project.projectID)
+            context.logger.info(
+                "emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
+            return WireResponse.json([:])
+        }
+    }
+
+    /// The project the path names, or its tenant when the path names one.
     func project(_ context: HearthRequestContext) throws -> ProjectConfig {
         let projectID = try context.parameters.require("project")
         guard let project = engine.projects.config(projectID) else {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }
-        return project
+        guard let tenant = context.parameters.get("tenant") else { return project }
+        return try engine.projects.tenant(tenant, of: project)
     }
 
     static func emulatorConfig(_ project: ProjectConfig) -> JSONValue {
