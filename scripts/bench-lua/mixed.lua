@@ -9,7 +9,8 @@ local id_token = os.getenv("ID_TOKEN")
 local email = os.getenv("EMAIL")
 local password = os.getenv("PASSWORD")
 local key = os.getenv("API_KEY") or "soak"
-local bad = 0
+-- Global, so done() can read each thread's count through thread:get.
+bad = 0
 
 function init(args)
   local f = assert(io.open(os.getenv("TOKENS_FILE"), "r"))
