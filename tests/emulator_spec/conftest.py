@@ -404,34 +404,11 @@ def functions():
 
 
 def xfail(reason: str):
-    """A case Hearth fails today: `reason` says what Hearth does instead. Strict, so a fix shows up as XPASS."""
+    """A case Hearth fails today: `reason` says what Hearth does instead, its text before the first ':' naming the
+    group count.py reports. Strict, so a fix shows up as XPASS."""
     return pytest.mark.xfail(strict=True, reason=reason)
 
 
 def not_applicable(reason: str):
     return pytest.mark.skip(reason="not applicable: " + reason)
 
-
-# Reasons shared by many cases; the text before the first ':' is the group count.py reports.
-TENANTS = "tenants: /v2/projects/{p}/tenants answers 404 (multi-tenancy not implemented)"
-BLOCKING = "blocking functions: PATCH config refuses blockingFunctions (INVALID_CONFIG)"
-MFA_ON_WRITE = "mfa: mfaInfo given on signUp/update/import is ignored, no factor stored"
-PRIVACY_DEFAULT = ("emulator defaults: e-mail enumeration protection on by default "
-                   "(INVALID_LOGIN_CREDENTIALS / no EMAIL_NOT_FOUND)")
-V2_CONFIG_PRIVACY = "runtime config: PATCH /v2/projects/{p}/config refuses emailPrivacyConfig (INVALID_CONFIG)"
-MFA_FACTORS = "mfa: no phone second factors (sign-in returns tokens, mfaEnrollment routes absent)"
-INT_ENUM = "numeric enums: requestType 6 refused as 'Invalid value at requestType (TYPE_STRING)'"
-EMAIL_LINK = ("email link sign-in: not supported (sendOobCode EMAIL_SIGNIN answers OPERATION_NOT_ALLOWED, "
-              "accounts:signInWithEmailLink answers 404)")
-V2_CONFIG_SHAPE = ("v2 config shape: signIn has extra anonymous/email/phoneNumber objects and no blockingFunctions "
-                   "object, unlike the emulator's")
-RAW_PASSWORD = "import: batchCreate/uploadAccount ignore rawPassword (account has no password)"
-USED_OOB = "used oob codes: a redeemed code stays in the emulator's oobCodes listing"
-SAML = "SAML sign-in: saml.* providers take the id_token as OIDC; SAMLResponse ignored"
-PRIVACY_EMAIL_CHANGE = ("emulator defaults: e-mail change by idToken refused ('verify the new email') under the "
-                        "default enumeration protection")
-RECOVER_EMAIL = ("email change: no RECOVER_EMAIL oob to the old address and no initialEmail (the change itself is "
-                 "also refused under the default enumeration protection)")
-MFA_ADMIN = "mfa: admin accounts:update ignores mfa.enrollments"
-EMAIL_LINK_AND_MFA = ("email link + mfa: set-up needs email-link sign-in (EMAIL_SIGNIN refused) and the "
-                      "mfaEnrollment routes (404)")

@@ -4,8 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from conftest import (EMAIL_LINK_AND_MFA, PRIVACY_DEFAULT, RAW_PASSWORD, EMAIL_LINK, IDT, MFA_FACTORS, MFA_ON_WRITE, PROJECT_ID, TENANTS, TEST_PHONE_NUMBER,
-                      decode_jwt, expect_error, expect_ok, not_applicable, xfail)
+from conftest import IDT, PROJECT_ID, TEST_PHONE_NUMBER, decode_jwt, expect_error, expect_ok, not_applicable, xfail
 
 P = f"{IDT}/v1/projects/{PROJECT_ID}"
 LEGACY = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
@@ -103,7 +102,7 @@ def test_batch_get_tenant_auth_disabled(api):
 
 # --- batchCreate ---
 
-@xfail(RAW_PASSWORD)
+@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_create_accounts(api):
     no_errors(expect_ok(batch_create(api, {"users": [
         {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"},
@@ -114,7 +113,7 @@ def test_create_accounts(api):
     assert decode_jwt(phone["idToken"])[1].get("hello") == "world"
 
 
-@xfail(RAW_PASSWORD)
+@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_create_accounts_legacy_upload(api):
     body = expect_ok(legacy(api, "uploadAccount", {"targetProjectId": PROJECT_ID, "users": [
         {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"},
@@ -194,7 +193,7 @@ def test_empty_mfa_info(api):
     no_errors(expect_ok(batch_create(api, {"users": [{"localId": "test1", "mfaInfo": []}]})))
 
 
-@xfail('import validation: providerUserInfo without rawId/providerId, federatedId-only and MFA-without-email entries accepted')
+@xfail("import validation: providerUserInfo without rawId/providerId, federatedId-only and MFA-without-email entries accepted")
 def test_individual_entry_errors(api):
     long = "x" * 998
     body = expect_ok(batch_create(api, {"users": [
@@ -227,7 +226,7 @@ def test_individual_entry_errors(api):
     ]
 
 
-@xfail(RAW_PASSWORD)
+@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_allow_overwrite(api):
     u1 = api.sign_in_fake_claims("google.com", sub="doh")
     u2 = api.register_user("bar@example.com", "hawaii", displayName="Old Display Name")
@@ -271,7 +270,7 @@ def test_batch_create_tenant_auth_disabled(api):
     expect_error(batch_create(api, {"tenantId": tenant["tenantId"]}), 400, "PROJECT_DISABLED", contains=True)
 
 
-@xfail(TENANTS)
+@xfail("tenants: batchCreate accepts an entry whose tenantId differs from the request's (no per-entry error)")
 def test_batch_create_tenant_mismatch(api):
     tenant = api.register_tenant({"disableAuth": False})
     body = expect_ok(batch_create(api, {"tenantId": tenant["tenantId"],

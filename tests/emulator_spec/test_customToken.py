@@ -2,7 +2,7 @@
 import json
 import time
 
-from conftest import EMAIL_LINK, TENANTS, decode_jwt, expect_error, expect_ok, not_applicable, unsigned_jwt, xfail
+from conftest import decode_jwt, expect_error, expect_ok, not_applicable, unsigned_jwt, xfail
 
 AUDIENCE = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
 SA = "fake-service-account@example.com"

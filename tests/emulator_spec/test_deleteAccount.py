@@ -1,5 +1,5 @@
 """firebase-tools src/emulator/auth/deleteAccount.spec.ts, translated: accounts:delete."""
-from conftest import TENANTS, expect_error, expect_ok, not_applicable, xfail
+from conftest import expect_error, expect_ok, not_applicable, xfail
 
 
 def test_delete_by_id_token(api):

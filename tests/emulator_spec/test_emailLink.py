@@ -1,6 +1,6 @@
 """firebase-tools src/emulator/auth/emailLink.spec.ts, translated: email-link sign-in."""
-from conftest import (BLOCKING, DISPLAY_NAME, EMAIL_LINK, PHOTO_URL, TENANTS, TEST_MFA_INFO, TEST_PHONE_NUMBER,
-                      decode_jwt, expect_error, expect_ok, not_applicable, xfail)
+from conftest import (DISPLAY_NAME, PHOTO_URL, TEST_MFA_INFO, TEST_PHONE_NUMBER, decode_jwt, expect_error, expect_ok,
+                      not_applicable, xfail)
 
 
 def link_sign_in(api, **body):

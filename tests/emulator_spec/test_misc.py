@@ -4,8 +4,7 @@ import base64
 import json
 import time
 
-from conftest import (PRIVACY_DEFAULT, IDT, PROJECT_ID, ST, TENANTS, TEST_PHONE_NUMBER, decode_jwt, expect_error, expect_ok,
-                      not_applicable, xfail)
+from conftest import IDT, PROJECT_ID, ST, TEST_PHONE_NUMBER, decode_jwt, expect_error, expect_ok, not_applicable, xfail
 
 SESSION_COOKIE_MAX_VALID_DURATION = 14 * 24 * 60 * 60
 

@@ -1,8 +1,7 @@
 """firebase-tools src/emulator/auth/password.spec.ts, translated: accounts:signInWithPassword."""
 import time
 
-from conftest import (PRIVACY_DEFAULT, V2_CONFIG_PRIVACY, BLOCKING, DISPLAY_NAME, MFA_ON_WRITE, PHOTO_URL, TENANTS, TEST_MFA_INFO, decode_jwt,
-                      expect_error, expect_ok, not_applicable, xfail)
+from conftest import DISPLAY_NAME, PHOTO_URL, TEST_MFA_INFO, decode_jwt, expect_error, expect_ok, not_applicable, xfail
 
 ALICE = ("alice@example.com", "notasecret")
 

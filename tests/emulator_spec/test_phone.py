@@ -1,7 +1,6 @@
 """firebase-tools src/emulator/auth/phone.spec.ts, translated: phone sign-in."""
-from conftest import (BLOCKING, DISPLAY_NAME, EMAIL_LINK, MFA_FACTORS, MFA_ON_WRITE, PHOTO_URL, TENANTS,
-                      TEST_MFA_INFO, TEST_PHONE_NUMBER, TEST_PHONE_NUMBER_2, decode_jwt, expect_error, expect_ok,
-                      not_applicable, xfail)
+from conftest import (DISPLAY_NAME, PHOTO_URL, TEST_MFA_INFO, TEST_PHONE_NUMBER, TEST_PHONE_NUMBER_2, decode_jwt,
+                      expect_error, expect_ok, not_applicable, xfail)
 
 FIRST_FACTOR = "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user."
 
@@ -20,7 +19,7 @@ def sign_in(api, **body):
     return api.v1("signInWithPhoneNumber", body)
 
 
-@xfail('GET /v1/recaptchaParams: 404 (route absent)')
+@xfail("GET /v1/recaptchaParams: 404 (route absent)")
 def test_recaptcha_params(api):
     body = expect_ok(api.get("/identitytoolkit.googleapis.com/v1/recaptchaParams"))
     assert isinstance(body.get("recaptchaStoken"), str)
@@ -108,7 +107,7 @@ def test_link_to_disabled_account(api):
                  "USER_DISABLED")
 
 
-@xfail(MFA_ON_WRITE)
+@xfail("phone + mfa: a phone number is taken as first factor of an SMS-MFA user (no UNSUPPORTED_FIRST_FACTOR)")
 def test_link_to_mfa_user(api):
     id_token = api.register_user("alice@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO])["idToken"]
     session = send_code(api)
@@ -116,7 +115,7 @@ def test_link_to_mfa_user(api):
                  FIRST_FACTOR)
 
 
-@xfail(MFA_FACTORS)
+@xfail("phone + mfa: a phone number is taken as first factor of an SMS-MFA user (no UNSUPPORTED_FIRST_FACTOR)")
 def test_send_to_mfa_user(api):
     user = api.register_user("alice@example.com", "notasecret")
     api.update_account(user["localId"], emailVerified=True, phoneNumber=TEST_PHONE_NUMBER)
@@ -177,7 +176,7 @@ def _check(body, session_claims):
         assert payload.get("sessionAttribute") == "session"
 
 
-@xfail(BLOCKING)
+@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_new_user(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, CREATE_REPLY)
@@ -186,7 +185,7 @@ def test_blocking_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
+@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_before_sign_in(api, functions):
     _blocking(api, functions, "beforeSignIn")
     functions.reply("/beforeSignIn", 200, SIGN_IN_REPLY)
@@ -195,7 +194,7 @@ def test_blocking_before_sign_in(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
+@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_sign_in_overrides_create(api, functions):
     _blocking(api, functions, "beforeCreate", "beforeSignIn")
     functions.reply("/beforeCreate", 200, {"userRecord": {

@@ -1,5 +1,5 @@
 """firebase-tools src/emulator/auth/rest.spec.ts, translated: REST mapping and request authentication."""
-from conftest import INT_ENUM, IDT, PROJECT_ID, TENANTS, expect_error, expect_ok, not_applicable, xfail
+from conftest import IDT, PROJECT_ID, expect_error, expect_ok, not_applicable, xfail
 
 
 def test_status_check(api):
@@ -52,7 +52,7 @@ def test_api_key_header(api):
     assert "error" not in body
 
 
-@xfail('admin auth spellings: a Basic Authorization header gets 401 UNAUTHENTICATED instead of being ignored (403 for no key)')
+@xfail("admin auth spellings: a Basic Authorization header gets 401 UNAUTHENTICATED instead of being ignored")
 def test_non_bearer_authorization_ignored(api):
     res = api.v1("signUp", {"returnSecureToken": True}, key=False,
                  headers={"Authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"})
@@ -75,7 +75,7 @@ def test_production_access_token(api):
     assert "error" not in expect_ok(res)
 
 
-@xfail('targetProjectId: accepted with an API key instead of INSUFFICIENT_PERMISSION')
+@xfail("targetProjectId: accepted with an API key instead of INSUFFICIENT_PERMISSION")
 def test_target_project_needs_oauth(api):
     expect_error(api.v1("signUp", {"targetProjectId": "example2"}), 400,
                  "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")

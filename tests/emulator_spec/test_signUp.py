@@ -1,15 +1,15 @@
 """firebase-tools src/emulator/auth/signUp.spec.ts, translated: accounts:signUp."""
 import pytest
 
-from conftest import (BLOCKING, MFA_ON_WRITE, TENANTS, xfail, not_applicable, DISPLAY_NAME, PHOTO_URL, TEST_INVALID_PHONE_NUMBER, TEST_MFA_INFO, TEST_PHONE_NUMBER,
-                      TEST_PHONE_NUMBER_2, decode_jwt, expect_error, expect_ok)
+from conftest import (xfail, not_applicable, DISPLAY_NAME, PHOTO_URL, TEST_INVALID_PHONE_NUMBER, TEST_MFA_INFO,
+                      TEST_PHONE_NUMBER, TEST_PHONE_NUMBER_2, decode_jwt, expect_error, expect_ok)
 
 
 def test_no_email(api):
     expect_error(api.v1("signUp", {"password": "notasecret"}), 400, "MISSING_EMAIL")
 
 
-@xfail('error precedence: empty email and password answers MISSING_PASSWORD before INVALID_EMAIL')
+@xfail("error precedence: empty email and password answers MISSING_PASSWORD before INVALID_EMAIL")
 def test_empty_email_and_password(api):
     expect_error(api.v1("signUp", {"email": "", "password": ""}), 400, "INVALID_EMAIL")
 
@@ -111,7 +111,7 @@ def test_link_to_disabled_account(api):
                                    "password": "notasecret"}), 400, "USER_DISABLED")
 
 
-@xfail('signUp with idToken of a password user: PROVIDER_ALREADY_LINKED instead of replacing email/password')
+@xfail("signUp with idToken of a password user: PROVIDER_ALREADY_LINKED instead of replacing email/password")
 def test_replace_email_password_of_linked_account(api):
     user = api.register_user("alice@example.com", "notasecret")
     body = expect_ok(api.v1("signUp", {"idToken": user["idToken"], "email": "bob@example.com",
@@ -134,7 +134,7 @@ def test_admin_creates_phone_account(api):
     assert api.lookup_by_token(phone["idToken"]).get("displayName") == "Alice"
 
 
-@xfail('signUp localId: accepted without UNEXPECTED_PARAMETER (creates an anonymous user)')
+@xfail("signUp localId: accepted without UNEXPECTED_PARAMETER (creates an anonymous user)")
 def test_local_id_unexpected_parameter(api):
     expect_error(api.v1("signUp", {"localId": "anything"}), 400, "UNEXPECTED_PARAMETER : User ID")
     anon = api.register_anon()
@@ -283,7 +283,7 @@ def test_before_create_updates_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
+@xfail("blocking functions: signUp answers the displayName from before beforeSignIn's update (the token has the new one)")
 def test_before_sign_in_updates_new_user(api, functions):
     _blocking(api, functions, beforeSignIn=1)
     functions.reply("/beforeSignIn", 200, {"userRecord": {
@@ -295,7 +295,7 @@ def test_before_sign_in_updates_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail(BLOCKING)
+@xfail("blocking functions: signUp answers the displayName from before beforeSignIn's update (the token has the new one)")
 def test_before_sign_in_overrides_before_create(api, functions):
     _blocking(api, functions, beforeCreate=1, beforeSignIn=1)
     functions.reply("/beforeCreate", 200, {"userRecord": {

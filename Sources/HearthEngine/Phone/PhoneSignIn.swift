@@ -55,7 +55,6 @@ extension AuthEngine {
         -> String
     {
         let project = origin.project
-        try refuseEmulatorTenant(origin)
         let settings = project.phone
         // Firebase answers a missing number with INVALID_PHONE_NUMBER too.
         let raw = request.phoneNumber ?? ""
@@ -128,7 +127,6 @@ extension AuthEngine {
         -> PhoneSignInResult
     {
         let project = origin.project
-        try refuseEmulatorTenant(origin)
         let phone: String
         let viaProof = request.temporaryProof.nonEmpty != nil
         if let proof = request.temporaryProof.nonEmpty {
@@ -237,9 +235,9 @@ extension AuthEngine {
 }
 
 extension AuthEngine {
-    /// Firebase's emulator has no phone sign-in for tenants (UNSUPPORTED_TENANT_OPERATION); Hearth's emulator mode
-    /// answers the same, production serves it.
-    func refuseEmulatorTenant(_ origin: RequestOrigin) throws(AuthError) {
+    /// Firebase's emulator has no phone sign-in for tenants (UNSUPPORTED_TENANT_OPERATION; its second factors by SMS
+    /// work); Hearth's emulator mode answers the same, production serves it. For the phone sign-in routes.
+    public func refuseEmulatorTenant(_ origin: RequestOrigin) throws(AuthError) {
         if origin.emulator, origin.project.tenantID != nil { throw AuthError(.unsupportedTenantOperation) }
     }
 }

@@ -5,6 +5,7 @@ import HearthEngine
 /// `accounts:signInWithPhoneNumber`.
 extension AuthRoutes {
     func sendVerificationCode(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        try engine.refuseEmulatorTenant(origin)
         let session = try await engine.sendVerificationCode(
             SendVerificationCodeRequest(
                 phoneNumber: try wire.string("phoneNumber"),
@@ -38,6 +39,7 @@ extension AuthRoutes {
     }
 
     func signInWithPhoneNumber(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        try engine.refuseEmulatorTenant(origin)
         let result = try await engine.signInWithPhoneNumber(
             PhoneSignInRequest(
                 sessionInfo: try wire.string("sessionInfo"), code: try wire.string("code"),
