@@ -9,7 +9,6 @@ from conftest import (DISPLAY_NAME, FAKE_GOOGLE_ACCOUNT, PHOTO_URL, TEST_PHONE_N
 
 G = FAKE_GOOGLE_ACCOUNT
 SUB = "123456789012345678901"
-GOOGLE_RAW = "Google rawUserInfo: no locale and no granted_scopes, which the emulator fills in"
 GOOGLE_SCOPES = ["openid", "https://www.googleapis.com/auth/userinfo.profile",
                  "https://www.googleapis.com/auth/userinfo.email"]
 
