@@ -103,7 +103,8 @@ struct EmailDeliveryTests {
             configuration: .init(
                 host: "localhost", port: sink.port, security: .starttls, username: Self.user,
                 password: Self.password, from: "noreply@hearth.test", timeoutSeconds: 10))
-        let h = try await Harness(emailSender: sender)
+        // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
+        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "ada@example.com", password: "secret1")
             let sent = try await c.post(
@@ -121,7 +122,8 @@ struct EmailDeliveryTests {
             configuration: .init(
                 host: "127.0.0.1", port: sink.port, security: .starttls, from: "noreply@hearth.test",
                 timeoutSeconds: 10))
-        let h = try await Harness(emailSender: sender)
+        // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
+        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
         try await h.run { (c: Client) async throws in
             _ = try await c.signUp(email: "ada@example.com", password: "secret1")
             let sent = try await c.post(
@@ -187,7 +189,8 @@ struct EmailDeliveryTests {
         try await sink.serve { base in
             let sender = WebhookEmailSender(
                 configuration: .init(url: base + "/mail", secret: "hook-secret", from: "noreply@hearth.test"))
-            let h = try await Harness(emailSender: sender)
+            // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
+            let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
             try await h.run { (c: Client) async throws in
                 _ = try await c.signUp(email: "ada@example.com", password: "secret1")
                 let sent = try await c.post(

@@ -14,9 +14,11 @@ public struct AuthClock: Sendable {
 }
 
 extension Date {
-    /// Whole milliseconds since 1970, the unit Firebase uses for account timestamps. Rounded to the nearest, so
-    /// a Date made from milliseconds gives them back (…792 ms is stored as 1795395165.7919998 s).
-    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+    /// Whole milliseconds since 1970, the unit Firebase uses for account timestamps: rounded down (a stored time
+    /// is never later than the moment it records, so a key that activates "now" is active now), after half a
+    /// microsecond's allowance, so a Date made from milliseconds gives them back (…792 ms is held as
+    /// 1795395165.7919998 s, a Double's grain there being about a quarter of a microsecond).
+    public var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000 + 0.0005).rounded(.down)) }
     /// Whole seconds since 1970, the unit of JWT claims and `validSince`.
     public var secondsSince1970: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
 
