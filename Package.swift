@@ -158,6 +158,8 @@ let package = Package(
         // The client SDK: FirebaseAuth's API over URLSession. Foundation and swift-crypto only; no server module.
         .target(name: "HearthAuth", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
+        // Tests only: starting programs (the `hearth` binary, openssl, Python servers) without Foundation's Process.
+        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(
             name: "HearthStoreTests",
@@ -175,7 +177,7 @@ let package = Package(
             name: "HearthServerTests",
             dependencies: [
                 "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
-                "HearthAdminHummingbird", "HearthPages",
+                "HearthAdminHummingbird", "HearthPages", "HearthTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -190,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", .product(name: "Crypto", package: "swift-crypto"),
+                "HearthAuth", "HearthTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Tests only: "Apple's" Game Center certificate.
                 .product(name: "X509", package: "swift-certificates"),

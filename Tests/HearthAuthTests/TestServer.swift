@@ -1,17 +1,11 @@
 import Foundation
 import HearthAuth
+import HearthTestSupport
 import Synchronization
 
 /// A real `hearth serve` process on 127.0.0.1 with its own data directory, for one test.
 ///
 /// The binary is `HEARTH_BINARY`, or the `hearth` built beside the test bundle.
-/// What a server wrote, collected from its pipe.
-final class ServerLog: Sendable {
-    private let collected = Mutex("")
-    var text: String { collected.withLock { $0 } }
-    func append(_ data: Data) { collected.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-}
-
 final class TestServer {
     static let apiKey = "sdk-key"
     static let projectID = "sdk-test"
@@ -23,7 +17,7 @@ final class TestServer {
     static let seedTestPhone = "+16505554567"
     static let seedTestCode = "123456"
 
-    let process = Process()
+    let process: ChildProcess
     let directory: URL
     private(set) var port = 0
 
@@ -68,37 +62,22 @@ final class TestServer {
         if let apns { server["apns"] = apns }
         try JSONSerialization.data(withJSONObject: server).write(to: config)
 
-        let output = Pipe()
-        process.executableURL = Self.binary
-        process.arguments =
+        let process = try ChildProcess(
+            Self.binary.path,
             [
                 "serve", "--host", "127.0.0.1", "--port", "0", "--data-dir",
                 directory.appendingPathComponent("data").path,
                 "--config", config.path, "--project", Self.projectID,
-            ] + (emulator ? ["--emulator"] : [])
-        process.standardOutput = output
-        process.standardError = output
-        // The log is collected on a dispatch queue and the wait polls with Task.sleep: a blocking read would hold
-        // one of the few cooperative threads the other tests need.
-        let log = ServerLog()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil } else { log.append(chunk) }
+            ] + (emulator ? ["--emulator"] : []))
+        self.process = process
+        let port = try await process.waitForOutput { text -> Int? in
+            text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression)
+                .flatMap { Int(text[$0].split(separator: ":").last!) }
         }
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            let text = log.text
-            if let range = text.range(of: #"listening on http://127\.0\.0\.1:\d+"#, options: .regularExpression),
-                let port = Int(text[range].split(separator: ":").last!)
-            {
-                self.port = port
-                return
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(20))
+        guard let port else {
+            throw StartFailure(description: "hearth did not start (\(Self.binary.path)): \(process.output)")
         }
-        throw StartFailure(description: "hearth did not start (\(Self.binary.path)): \(log.text)")
+        self.port = port
     }
 
     struct StartFailure: Error, CustomStringConvertible { let description: String }
@@ -117,24 +96,17 @@ final class TestServer {
 
     /// Runs a `hearth` subcommand on this server's data, as an operator would beside it; returns its output.
     func cli(_ arguments: [String]) throws -> String {
-        let p = Process()
-        let out = Pipe()
-        p.executableURL = Self.binary
-        p.arguments =
-            arguments + ["--data-dir", directory.appendingPathComponent("data").path, "--project", Self.projectID]
-        p.standardOutput = out
-        p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw StartFailure(description: "hearth \(arguments): \(text)") }
+        let (status, text) = try ChildProcess.run(
+            Self.binary.path,
+            arguments + ["--data-dir", directory.appendingPathComponent("data").path, "--project", Self.projectID])
+        guard status == 0 else { throw StartFailure(description: "hearth \(arguments): \(text)") }
         return text
     }
 
     func stop() {
         if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+            process.signal(SIGTERM)
+            if (try? process.waitForExitBlocking(timeout: .seconds(30))) == nil { process.signal(SIGKILL) }
         }
         try? FileManager.default.removeItem(at: directory)
     }

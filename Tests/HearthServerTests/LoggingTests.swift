@@ -51,7 +51,7 @@ struct LoggingTests {
         #expect(generated != forged)
 
         server.signal(SIGTERM)
-        server.process.waitUntilExit()
+        try await server.waitForExit()
         let lines = try await server.readRemainingLog().split(separator: "\n")
         let objects = try lines.map { line in
             try #require(try JSONValue.parse(Array(line.utf8)).objectValue, "not a JSON object: \(line)")

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import HearthCore
 import Synchronization
 import Testing
@@ -25,8 +26,7 @@ final class SMTPSink: @unchecked Sendable {
 
     let directory: URL
     let port: Int
-    let process: Process
-    let stdin: Pipe
+    let process: ChildProcess
     var caFile: String { directory.appendingPathComponent("ca.pem").path }
 
     static var script: String {
@@ -34,50 +34,35 @@ final class SMTPSink: @unchecked Sendable {
             .deletingLastPathComponent().appendingPathComponent("tests/interop/smtp_sink.py").path
     }
 
+    /// The test environment's Python (scripts/test installs aiosmtpd there), else the one on PATH.
+    static var python: String {
+        let root = URL(fileURLWithPath: script).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let venv = root.appendingPathComponent(".build/test-venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
+    }
+
     /// Starts the server and waits for it to listen. The wait polls with `Task.sleep`: a blocking read would hold
     /// one of the few cooperative threads the other tests need.
     init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["python3", Self.script, "--mode", mode.rawValue, "--out", directory.path]
+        var arguments = [Self.script, "--mode", mode.rawValue, "--out", directory.path]
         if mode == .starttls || mode == .tls { arguments += ["--tls-dir", directory.path] }
         if let user, let password { arguments += ["--user", user, "--password", password] }
         if loginOnly { arguments.append("--exclude-plain") }
-        process.arguments = arguments
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        let output = CollectedOutput()
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                output.finished.withLock { $0 = true }
-            } else {
-                output.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-            }
-        }
-        try process.run()
+        // It exits when its standard input closes (`stop`).
+        process = try ChildProcess(Self.python, arguments, keepInput: true)
         // The first line is "READY <port>"; anything else means aiosmtpd is missing or failed.
-        let deadline = Date().addingTimeInterval(30)
-        var port: Int?
-        while Date() < deadline, port == nil, !output.finished.withLock({ $0 }) {
-            let text = output.text.withLock { $0 }
-            if let line = text.split(separator: "\n").first, text.contains("\n") {
-                let words = line.split(separator: " ")
-                port = words.count == 2 && words[0] == "READY" ? Int(words[1]) : nil
-                if port == nil { break }
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+        let port = try await process.waitForOutput(timeout: .seconds(30)) { text -> Int?? in
+            guard let line = text.split(separator: "\n").first, text.contains("\n") else { return nil }
+            let words = line.split(separator: " ")
+            return .some(words.count == 2 && words[0] == "READY" ? Int(words[1]) : nil)
         }
-        guard let port else {
-            process.terminate()
+        guard let port = port ?? nil else {
+            process.signal(SIGTERM)
             throw SinkError(
-                "smtp_sink.py did not start (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt)"
+                "smtp_sink.py did not start (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt): \(process.output)"
             )
         }
         self.port = port
@@ -100,7 +85,7 @@ final class SMTPSink: @unchecked Sendable {
 
     /// Ends the server (it exits when its stdin closes) without waiting for it.
     func stop() {
-        try? stdin.fileHandleForWriting.close()
+        process.closeInput()
         try? FileManager.default.removeItem(at: directory)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthTestSupport
 import Synchronization
 import Testing
 
@@ -7,19 +8,10 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// The real `hearth` binary, started as a user would start it.
-///
-/// Its output is collected by a readability handler on a dispatch queue, and waits poll with `Task.sleep`:
-/// a blocking read here would hold one of the few cooperative threads that every other test needs.
-final class CollectedOutput: Sendable {
-    let text = Mutex("")
-    let finished = Mutex(false)
-}
-
+/// The real `hearth` binary, started as a user would start it (through `ChildProcess`, whose waits all have
+/// deadlines and poll with `Task.sleep`, so no cooperative thread blocks on a child).
 final class ServerProcess: Sendable {
-    let process = Process()
-    let output = Pipe()
-    private let collected = CollectedOutput()
+    let child: ChildProcess
 
     static var binary: URL {
         if let path = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: path) }
@@ -31,102 +23,47 @@ final class ServerProcess: Sendable {
     }
 
     init(arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0"] + arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardOutput = output
-        process.standardError = output
-        output.fileHandleForReading.readabilityHandler = { [collected] handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                collected.finished.withLock { $0 = true }
-            } else {
-                collected.text.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
-            }
-        }
-        try process.run()
+        child = try ChildProcess(
+            Self.binary.path, ["serve", "--port", "0"] + arguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     /// Waits for the "listening" line and returns the port.
-    func waitUntilListening(timeout: TimeInterval = 60) async throws -> Int {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let text = collected.text.withLock { $0 }
-            if let range = text.range(of: #"listening on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression) {
-                return Int(text[range].split(separator: ":").last!)!
-            }
-            if !process.isRunning && collected.finished.withLock({ $0 }) { break }
-            try await Task.sleep(for: .milliseconds(20))
+    func waitUntilListening(timeout: Duration = .seconds(60)) async throws -> Int {
+        let port = try await child.waitForOutput(timeout: timeout) { text -> Int? in
+            text.range(of: #"listening on https?://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+                .flatMap { Int(text[$0].split(separator: ":").last!) }
         }
-        throw ProcessError("server did not start: \(collected.text.withLock { $0 })")
+        guard let port else { throw ProcessError("server did not start: \(child.output)") }
+        return port
     }
 
     /// Waits until the process has written `text` (a log line), failing if it exits first.
-    func waitForOutput(containing text: String, timeout: TimeInterval = 60) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if collected.text.withLock({ $0.contains(text) }) { return }
-            if !process.isRunning && collected.finished.withLock({ $0 }) { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        throw ProcessError("no '\(text)' in: \(collected.text.withLock { $0 })")
+    func waitForOutput(containing text: String, timeout: Duration = .seconds(60)) async throws {
+        try await child.waitForOutput(containing: text, timeout: timeout)
     }
+
+    /// Waits for the process to exit; its status (the exit code, or 128 + the signal).
+    @discardableResult
+    func waitForExit() async throws -> Int32 { try await child.waitForExit() }
 
     /// Everything the process wrote, once it has exited and its output is drained.
-    func readRemainingLog() async throws -> String {
-        while process.isRunning || !collected.finished.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
-        return collected.text.withLock { $0 }
-    }
+    func readRemainingLog() async throws -> String { try await child.remainingOutput() }
 
-    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    func signal(_ signal: Int32) { child.signal(signal) }
 
-    struct ProcessError: Error, CustomStringConvertible {
-        let description: String
-        init(_ d: String) { description = d }
-    }
+    typealias ProcessError = ChildProcess.Failure
 }
 
 /// Runs a `hearth` subcommand on `dataDir` to completion; its exit status and combined output.
 func runHearth(_ args: [String], dataDir: URL) throws -> (status: Int32, output: String) {
-    let p = Process()
-    let out = Pipe()
-    p.executableURL = ServerProcess.binary
-    p.arguments = args + ["--data-dir", dataDir.path]
-    p.standardOutput = out
-    p.standardError = out
-    try p.run()
-    let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    p.waitUntilExit()
-    return (p.terminationStatus, text)
+    try ChildProcess.run(ServerProcess.binary.path, args + ["--data-dir", dataDir.path])
 }
 
-/// Runs `executable` (a path, or a name looked up in PATH) to completion with posix_spawn and waitpid; its exit
-/// status and output (standard output and error). Foundation's `Process` missed the exit of a script that leaves a daemon running
-/// (scripts/postgres-cluster) and `waitUntilExit` never returned.
+/// Runs `executable` (a path, or a name looked up in PATH) to completion; its exit status and output (standard
+/// output and error).
 func spawnAndWait(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let output = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID()).out").path
-    defer { try? FileManager.default.removeItem(atPath: output) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid = pid_t()
-    guard posix_spawnp(&pid, executable, &actions, nil, argv, environ) == 0 else {
-        throw ServerProcess.ProcessError("could not run \(executable)")
-    }
-    var status: Int32 = 0
-    var waited = waitpid(pid, &status, 0)
-    while waited == -1, errno == EINTR { waited = waitpid(pid, &status, 0) }
-    let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-    guard waited == pid else { throw ServerProcess.ProcessError("waitpid(\(pid)): errno \(errno); output: \(text)") }
-    // WIFEXITED and WEXITSTATUS, which Swift does not import; killed by a signal counts as failure.
-    return (status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f), text)
+    try ChildProcess.run(executable, arguments)
 }
 
 func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {
@@ -177,10 +114,10 @@ struct ServerProcessTests {
                 }
             }
         }
-        while acknowledged.count < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("300 acknowledged sign-ups") { acknowledged.count >= 300 }
         server.signal(SIGKILL)
         await burst.value
-        server.process.waitUntilExit()
+        try await server.waitForExit()
         let acked = acknowledged.all
         #expect(acked.count >= 300)
 
@@ -234,10 +171,10 @@ struct ServerProcessTests {
                 }
             }
         }
-        while latest.answers < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil("300 answered refreshes") { latest.answers >= 300 }
         server.signal(SIGKILL)
         await burst.value
-        server.process.waitUntilExit()
+        try await server.waitForExit()
 
         let restarted = try ServerProcess(arguments: arguments(dir))
         let port2 = try await restarted.waitUntilListening()
@@ -287,8 +224,7 @@ struct ServerProcessTests {
         let (status, _) = try await postJSON(port: port, path: "/v1/accounts:signUp", body: [:])
         #expect(status == 200)
         server.signal(SIGTERM)
-        server.process.waitUntilExit()
-        #expect(server.process.terminationStatus == 0)
+        #expect(try await server.waitForExit() == 0)
         let log = try await server.readRemainingLog()
         #expect(log.contains("store: sqlite:"))
         #expect(log.contains("hearth stopped"))

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import HearthCore
 import Synchronization
 import Testing
@@ -68,16 +69,7 @@ struct SharedDatabase {
 
     /// Runs a `hearth` command (keys, users…) on the database.
     func hearth(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        let out = Pipe()
-        process.executableURL = ServerProcess.binary
-        process.arguments = arguments + options
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try ChildProcess.run(ServerProcess.binary.path, arguments + options)
     }
 
     func destroy() {
@@ -276,10 +268,10 @@ struct SharedPostgresTests {
                     }
                 }
             }
-            while acknowledged.count < 100 { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil("100 acknowledged sign-ups") { acknowledged.count >= 100 }
             a.signal(SIGKILL)
             await burst.value
-            a.process.waitUntilExit()
+            try await a.waitForExit()
             let acked = acknowledged.all
             var missing = 0
             for (uid, token) in acked {
@@ -320,7 +312,7 @@ struct SharedPostgresTests {
             }
             func waitForTraffic(_ count: Int) async throws {
                 let target = seen.list.withLock { $0.count } + count
-                while seen.list.withLock({ $0.count }) < target { try await Task.sleep(for: .milliseconds(10)) }
+                try await waitUntil("\(target) answers") { seen.list.withLock({ $0.count }) >= target }
             }
             try await waitForTraffic(20)
 

@@ -53,6 +53,8 @@ struct Harness {
     let emulator: Bool
 
     static let apiKey = "test-api-key"
+    /// One hashing pool for every harness: a pool each would leave two idle threads behind per test.
+    static let hasher = PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
 
     init(
         smsSender: SMSSender? = nil, emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil,
@@ -74,7 +76,7 @@ struct Harness {
             store: store,
             projects: ProjectRegistry(defaultProjectID: projectID, projects: [project], servesAnyProject: emulator),
             idTokens: IDTokenService(keyRing: keyRing, unsigned: emulator),
-            hasher: PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1)),
+            hasher: Self.hasher,
             clock: clock.authClock, smsSender: smsSender,
             emailSender: emailSender ?? OutboxEmailSender(store: store, logger: testLogger),
             recaptcha: recaptcha, silentPush: silentPush,
