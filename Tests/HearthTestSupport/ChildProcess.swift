@@ -259,3 +259,11 @@ public func waitUntil(
         try await Task.sleep(for: .milliseconds(5))
     }
 }
+
+/// A one-way switch tasks share: set once, read from anywhere.
+public final class Flag: Sendable {
+    private let value = Mutex(false)
+    public init() {}
+    public func set() { value.withLock { $0 = true } }
+    public var isSet: Bool { value.withLock { $0 } }
+}
