@@ -209,7 +209,7 @@ public struct ActionPages: Sendable {
             default:
                 let found = try await engine.resetPassword(code: code, newPassword: nil, origin: origin)
                 guard found.kind == kind else { return p.invalid() }
-                let user = try await engine.applyEmailAction(code: code, origin: origin)
+                let (user, _) = try await engine.applyEmailAction(code: code, origin: origin)
                 switch kind {
                 case .verifyAndChangeEmail: message = p.fill(t.changeDone, newEmail: user.email ?? "")
                 case .recoverEmail: message = p.fill(t.recoverDone, email: user.email ?? "")

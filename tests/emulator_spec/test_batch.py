@@ -102,7 +102,6 @@ def test_batch_get_tenant_auth_disabled(api):
 
 # --- batchCreate ---
 
-@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_create_accounts(api):
     no_errors(expect_ok(batch_create(api, {"users": [
         {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"},
@@ -113,7 +112,6 @@ def test_create_accounts(api):
     assert decode_jwt(phone["idToken"])[1].get("hello") == "world"
 
 
-@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_create_accounts_legacy_upload(api):
     body = expect_ok(legacy(api, "uploadAccount", {"targetProjectId": PROJECT_ID, "users": [
         {"localId": "foo", "email": "foo@example.com", "rawPassword": "notasecret"},
@@ -226,7 +224,6 @@ def test_individual_entry_errors(api):
     ]
 
 
-@xfail("import: batchCreate/uploadAccount ignore rawPassword (account has no password)")
 def test_allow_overwrite(api):
     u1 = api.sign_in_fake_claims("google.com", sub="doh")
     u2 = api.register_user("bar@example.com", "hawaii", displayName="Old Display Name")

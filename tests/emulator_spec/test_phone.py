@@ -19,7 +19,6 @@ def sign_in(api, **body):
     return api.v1("signInWithPhoneNumber", body)
 
 
-@xfail("GET /v1/recaptchaParams: 404 (route absent)")
 def test_recaptcha_params(api):
     body = expect_ok(api.get("/identitytoolkit.googleapis.com/v1/recaptchaParams"))
     assert isinstance(body.get("recaptchaStoken"), str)

@@ -52,7 +52,6 @@ def test_api_key_header(api):
     assert "error" not in body
 
 
-@xfail("admin auth spellings: a Basic Authorization header gets 401 UNAUTHENTICATED instead of being ignored")
 def test_non_bearer_authorization_ignored(api):
     res = api.v1("signUp", {"returnSecureToken": True}, key=False,
                  headers={"Authorization": "Basic YWxhZGRpbjpvcGVuc2VzYW1l"})
@@ -75,7 +74,6 @@ def test_production_access_token(api):
     assert "error" not in expect_ok(res)
 
 
-@xfail("targetProjectId: accepted with an API key instead of INSUFFICIENT_PERMISSION")
 def test_target_project_needs_oauth(api):
     expect_error(api.v1("signUp", {"targetProjectId": "example2"}), 400,
                  "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")

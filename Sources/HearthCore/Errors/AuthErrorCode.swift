@@ -50,6 +50,8 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
     case localIDExists = "LOCAL_ID_EXISTS"
     case invalidLocalID = "INVALID_LOCAL_ID"
+    /// A field the caller may not send: a client's `localId` on signUp, or an admin's beside an `idToken`.
+    case unexpectedParameter = "UNEXPECTED_PARAMETER"
     case credentialTooOldLoginAgain = "CREDENTIAL_TOO_OLD_LOGIN_AGAIN"
     case operationNotAllowed = "OPERATION_NOT_ALLOWED"
     case adminOnlyOperation = "ADMIN_ONLY_OPERATION"

@@ -9,10 +9,10 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
 
     /// Event name → function URL.
     public var triggers: [String: String] = [:]
-    /// Which of the provider's OAuth credentials go to the function (`idToken`, `accessToken`, `refreshToken`).
-    public var forwardIDToken = false
-    public var forwardAccessToken = false
-    public var forwardRefreshToken = false
+    /// Which of the provider's OAuth credentials go to the function (`idToken`, `accessToken`, `refreshToken`), as
+    /// the config set them (only those it named are shown back, as Firebase does).
+    public var forwardInboundCredentials: [String: Bool] = [:]
+    static let credentialKinds = ["idToken", "accessToken", "refreshToken"]
 
     public init() {}
 
@@ -36,10 +36,11 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
                 self.triggers[event] = uri
             }
         }
-        let forward = config["forwardInboundCredentials"]
-        forwardIDToken = forward?["idToken"]?.boolValue ?? false
-        forwardAccessToken = forward?["accessToken"]?.boolValue ?? false
-        forwardRefreshToken = forward?["refreshToken"]?.boolValue ?? false
+        for kind in Self.credentialKinds {
+            if let value = config["forwardInboundCredentials"]?[kind]?.boolValue {
+                forwardInboundCredentials[kind] = value
+            }
+        }
     }
 
     /// The v2 config's view.
@@ -48,11 +49,8 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
         if !triggers.isEmpty {
             out["triggers"] = .object(triggers.mapValues { ["functionUri": .string($0)] })
         }
-        if forwardIDToken || forwardAccessToken || forwardRefreshToken {
-            out["forwardInboundCredentials"] = [
-                "idToken": .bool(forwardIDToken), "accessToken": .bool(forwardAccessToken),
-                "refreshToken": .bool(forwardRefreshToken),
-            ]
+        if !forwardInboundCredentials.isEmpty {
+            out["forwardInboundCredentials"] = .object(forwardInboundCredentials.mapValues(JSONValue.bool))
         }
         return .object(out)
     }

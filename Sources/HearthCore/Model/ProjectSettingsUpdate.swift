@@ -19,13 +19,23 @@ public enum ProjectSettingsUpdate {
         "authorizedDomains", "blockingFunctions", "mfa",
     ]
 
-    /// Merges `patch` into the stored `settings`, only at `mask` (every supported path present in `patch` when nil).
-    /// A path outside `paths` is INVALID_CONFIG; the result is checked by applying it to `base`.
+    /// The top-level fields of Identity Platform's project config. A mask path under another name is no config
+    /// field at all and is ignored, as Firebase ignores it; one under these that Hearth cannot change is refused.
+    static let configFields: Set<String> = [
+        "name", "signIn", "notification", "quota", "monitoring", "multiTenant", "authorizedDomains", "subtype",
+        "client", "mfa", "blockingFunctions", "recaptchaConfig", "smsRegionConfig", "autodeleteAnonymousUsers",
+        "passwordPolicyConfig", "emailPrivacyConfig", "mobileLinksConfig", "defaultHostingSite",
+    ]
+
+    /// Merges `patch` into the stored `settings`, only at `mask`. Without a mask the update is a full one, as in
+    /// Google's APIs: every run-time setting takes the patch's value, and one the patch leaves out returns to the
+    /// config file's. A path outside `paths` is INVALID_CONFIG; the result is checked by applying it to `base`.
     public static func merge(
         _ patch: [String: JSONValue], into settings: [String: JSONValue], mask: [String]?, base: ProjectConfig
     ) throws(AuthError) -> [String: JSONValue] {
+        let named = (mask ?? paths).filter { configFields.contains(String($0.prefix { $0 != "." })) }
         // A mask may also name an object that holds a changeable field (`emailPrivacyConfig`): that means its fields.
-        let selected = (mask ?? paths.filter { value(at: $0, in: patch) != nil }).flatMap { path in
+        let selected = named.flatMap { path in
             paths.contains(path) ? [path] : paths.filter { $0.hasPrefix(path + ".") }.nonEmptyOr([path])
         }
         var merged = settings
@@ -38,6 +48,11 @@ public enum ProjectSettingsUpdate {
         }
         _ = try base.applying(settings: merged)
         return merged
+    }
+
+    /// The run-time settings `patch` holds a value for: the mask of an update that changes only those.
+    public static func paths(presentIn patch: [String: JSONValue]) -> [String] {
+        paths.filter { value(at: $0, in: patch) != nil }
     }
 
     static func value(at path: String, in object: [String: JSONValue]) -> JSONValue? {
@@ -131,22 +146,25 @@ extension ProjectConfig {
         return config
     }
 
-    /// The run-time settings' view of this configuration, in the admin config shape.
-    public var settingsView: JSONValue {
+    /// The run-time settings' view of this configuration, in the admin config shape. The Firebase Auth Emulator's
+    /// `signIn` holds only `allowDuplicateEmails` (and here the test numbers, when there are any); `emulator`
+    /// answers in that shape.
+    public func settingsView(emulator: Bool = false) -> JSONValue {
         var tests: [String: JSONValue] = [:]
         for (number, code) in phone.testPhoneNumbers { tests[number] = .string(code) }
         let regions: JSONValue =
             phone.allowedRegions.isEmpty
             ? ["allowByDefault": ["disallowedRegions": .array(phone.deniedRegions.map(JSONValue.string))]]
             : ["allowlistOnly": ["allowedRegions": .array(phone.allowedRegions.map(JSONValue.string))]]
+        var signIn: [String: JSONValue] = ["allowDuplicateEmails": .bool(federation.allowDuplicateEmails)]
+        if !emulator {
+            signIn["email"] = ["enabled": true, "passwordRequired": true]
+            signIn["anonymous"] = ["enabled": true]
+        }
+        if !emulator || !tests.isEmpty { signIn["phoneNumber"] = ["enabled": true, "testPhoneNumbers": .object(tests)] }
         return [
             "name": .string("projects/\(projectID)/config"),
-            "signIn": [
-                "email": ["enabled": true, "passwordRequired": true],
-                "phoneNumber": ["enabled": true, "testPhoneNumbers": .object(tests)],
-                "anonymous": ["enabled": true],
-                "allowDuplicateEmails": .bool(federation.allowDuplicateEmails),
-            ],
+            "signIn": .object(signIn),
             "smsRegionConfig": regions,
             "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],
             "authorizedDomains": .array(authorizedDomains.map(JSONValue.string)),

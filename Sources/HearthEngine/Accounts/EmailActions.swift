@@ -108,6 +108,8 @@ extension AuthEngine {
                 deliverable = false
             }
         case .verifyEmail, .verifyAndChangeEmail:
+            // Firebase's order: the new address is checked before who asks.
+            if kind == .verifyAndChangeEmail && r.newEmail.nonEmpty == nil { throw AuthError(.missingNewEmail) }
             if origin.isAdmin && r.idToken.nonEmpty == nil {
                 guard let raw = r.email else { throw AuthError(.missingEmail) }
                 email = try EmailAddress.normalize(raw)
@@ -116,6 +118,9 @@ extension AuthEngine {
                 }
                 user = found
             } else {
+                // Without a token, a verification is for nobody (Firebase: INVALID_ID_TOKEN); a change still asks
+                // for one (MISSING_ID_TOKEN).
+                if kind == .verifyEmail && r.idToken.nonEmpty == nil { throw AuthError(.invalidIDToken) }
                 let (found, _) = try await authenticatedUser(idToken: r.idToken, origin: origin)
                 guard let own = found.email else { throw AuthError(.missingEmail) }
                 email = own
@@ -375,7 +380,9 @@ extension AuthEngine {
     /// `accounts:update` with an `oobCode`: confirms an address (VERIFY_EMAIL), moves the account to the new,
     /// now verified, address (VERIFY_AND_CHANGE_EMAIL, telling the old address how to undo it), moves it back
     /// (RECOVER_EMAIL), or removes a second factor its owner did not add (REVERT_SECOND_FACTOR_ADDITION).
-    public func applyEmailAction(code: String, origin: RequestOrigin) async throws -> UserRecord {
+    public func applyEmailAction(code: String, origin: RequestOrigin) async throws
+        -> (user: UserRecord, kind: EmailActionCode.Kind)
+    {
         let projectID = origin.project.projectID
         let hash = Self.actionCodeHash(code)
         guard let peeked = try await store.emailActionCode(hash: hash, projectID: projectID, now: clock.now()),
@@ -417,7 +424,7 @@ extension AuthEngine {
         if let previous, previous.verified, let newEmail = user.email {
             await sendRecoveryNotice(to: previous.email, newEmail: newEmail, user: user, origin: origin)
         }
-        return user
+        return (user, used.kind)
     }
 
     /// After a verified address was replaced, its owner gets a link that restores it (Firebase's "email address
@@ -491,8 +498,8 @@ extension AuthEngine {
 }
 
 extension AuthEngine {
-    /// Whether an action code can still be used (the emulator's listing leaves spent codes out).
-    public func isLiveActionCode(_ code: String, projectID: String) async throws -> Bool {
-        try await store.emailActionCode(hash: Self.actionCodeHash(code), projectID: projectID, now: clock.now()) != nil
+    /// The action code if it can still be used (the emulator's listing leaves spent codes out).
+    public func liveActionCode(_ code: String, projectID: String) async throws -> EmailActionCode? {
+        try await store.emailActionCode(hash: Self.actionCodeHash(code), projectID: projectID, now: clock.now())
     }
 }

@@ -34,7 +34,7 @@ public struct AccountResult: Sendable {
 }
 
 extension AuthEngine {
-    /// Checks in Firebase's order: MISSING_EMAIL, MISSING_PASSWORD, INVALID_EMAIL, EMAIL_EXISTS,
+    /// Checks in Firebase's order: MISSING_EMAIL, (an empty e-mail alone: INVALID_EMAIL), MISSING_PASSWORD, INVALID_EMAIL, EMAIL_EXISTS,
     /// WEAK_PASSWORD, then the ID token.
     public func signUp(_ request: SignUpRequest, origin: RequestOrigin) async throws -> AccountResult {
         let project = origin.project
@@ -53,6 +53,10 @@ extension AuthEngine {
                 email: nil, password: nil, displayName: nil, secondFactors: secondFactors, origin: origin)
         }
         guard let rawEmail = request.email else { throw AuthError(.missingEmail) }
+        // An empty e-mail with nothing else is not an anonymous sign-up in disguise: it is a bad address.
+        if rawEmail.isEmpty, request.password.nonEmpty == nil, request.idToken.nonEmpty == nil {
+            throw AuthError(.invalidEmail)
+        }
         guard let password = request.password.nonEmpty else { throw AuthError(.missingPassword) }
         let email = try EmailAddress.normalize(rawEmail)
         if try await store.user(projectID: project.projectID, email: email) != nil { throw AuthError(.emailExists) }

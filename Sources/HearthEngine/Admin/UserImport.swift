@@ -16,6 +16,9 @@ public struct ImportedUser: Sendable, Equatable {
     /// A hash in Hearth's stored form, with its own parameters (Hearth's JSON export); used instead of
     /// `passwordHash` and the batch's hash settings.
     public var encodedPasswordHash: String?
+    /// A password in the clear (`rawPassword`, as the Firebase emulator takes it): hashed here with Hearth's own
+    /// parameters, never stored as given.
+    public var rawPassword: String?
     public var customAttributes: String?
     public var createdAt: Date?
     public var lastLoginAt: Date?
@@ -59,6 +62,7 @@ public struct ImportedUser: Sendable, Equatable {
         disabled = o["disabled"]?.boolValue ?? false
         passwordHash = try bytes("passwordHash")
         salt = try bytes("salt")
+        rawPassword = try string("rawPassword")
         customAttributes = try string("customAttributes")
         createdAt = try date("createdAt")
         let lastLogin = try date("lastLoginAt")
@@ -117,10 +121,13 @@ public struct UserImportError: Sendable, Equatable {
 public struct UserImporter: Sendable {
     public let store: AuthStore
     public let clock: AuthClock
+    /// Hashes `rawPassword` entries; without one they are refused.
+    public let hasher: PasswordHasher?
 
-    public init(store: AuthStore, clock: AuthClock = .system) {
+    public init(store: AuthStore, clock: AuthClock = .system, hasher: PasswordHasher? = nil) {
         self.store = store
         self.clock = clock
+        self.hasher = hasher
     }
 
     /// Checks the batch as a whole (a bad batch imports nothing), then imports each valid user;
@@ -139,7 +146,15 @@ public struct UserImporter: Sendable {
         var errors: [UserImportError] = []
         var records: [UserRecord] = []
         var recordIndex: [Int] = []
-        for (index, entry) in r.users.enumerated() {
+        for (index, original) in r.users.enumerated() {
+            var entry = original
+            if let raw = entry.rawPassword, entry.passwordHash == nil, entry.encodedPasswordHash == nil {
+                guard let hasher, !raw.isEmpty else {
+                    errors.append(UserImportError(index: index, message: "rawPassword cannot be imported here"))
+                    continue
+                }
+                entry.encodedPasswordHash = try await hasher.hash(raw).encoded
+            }
             switch Result(catching: { () throws(AuthError) in
                 try record(entry, projectID: projectID, hash: r.hash, now: now, validSince: validSince)
             }) {
@@ -237,7 +252,7 @@ public struct UserImporter: Sendable {
 extension AuthEngine {
     /// `accounts:batchCreate`.
     public func adminImportUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
-        let errors = try await UserImporter(store: store, clock: clock).importBatch(
+        let errors = try await UserImporter(store: store, clock: clock, hasher: hasher).importBatch(
             r, projectID: origin.project.projectID)
         logger.info(
             "users imported",

@@ -43,8 +43,11 @@ public struct AppProof: Sendable {
 
 /// What `v2/recaptchaConfig` tells clients: the site key, and where reCAPTCHA is enforced.
 public struct RecaptchaConfig: Sendable, Equatable {
+    /// The reCAPTCHA site key, if one is configured.
+    public let siteKey: String?
     /// `projects/<project>/keys/<site key>`, Identity Platform's resource name; nil without a site key.
-    public let recaptchaKey: String?
+    public var recaptchaKey: String? { siteKey.map { "projects/\(projectID)/keys/\($0)" } }
+    let projectID: String
     /// `ENFORCE` or `OFF` by provider: `EMAIL_PASSWORD_PROVIDER`, `PHONE_PROVIDER`.
     public let enforcement: [String: String]
 }
@@ -56,7 +59,7 @@ extension AuthEngine {
         let siteKey = recaptcha?.configuration.siteKey.nonEmpty
         let phone = origin.project.phone.appVerification == .recaptcha ? "ENFORCE" : "OFF"
         return RecaptchaConfig(
-            recaptchaKey: siteKey.map { "projects/\(origin.project.projectID)/keys/\($0)" },
+            siteKey: siteKey, projectID: origin.project.projectID,
             enforcement: ["EMAIL_PASSWORD_PROVIDER": "OFF", "PHONE_PROVIDER": phone])
     }
 

@@ -4,6 +4,8 @@ import HearthEngine
 /// Identity Toolkit `accounts:*` handlers: wire fields in, engine call, wire fields out.
 extension AuthRoutes {
     func signUp(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // Only admins choose a uid.
+        if try wire.string("localId") != nil { throw AuthError(.unexpectedParameter, "User ID") }
         let result = try await engine.signUp(
             SignUpRequest(
                 email: try wire.string("email"), password: try wire.string("password"),
@@ -46,7 +48,13 @@ extension AuthRoutes {
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         if let code = try wire.string("oobCode") {
-            return UserEncoding.setAccountInfo(try await engine.applyEmailAction(code: code, origin: origin))
+            let (user, kind) = try await engine.applyEmailAction(code: code, origin: origin)
+            guard kind == .verifyAndChangeEmail, case .object(var answer) = UserEncoding.setAccountInfo(user) else {
+                return UserEncoding.setAccountInfo(user)
+            }
+            // Firebase names the address the account moved to.
+            answer["newEmail"] = .text(user.email)
+            return .object(answer)
         }
         let attributes = try deleteAttributes(wire)
         let result = try await engine.updateAccount(

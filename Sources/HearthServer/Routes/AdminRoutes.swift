@@ -5,6 +5,10 @@ import Hummingbird
 /// Identity Toolkit handlers for admin callers (the Admin SDKs): wire fields in, engine call, wire fields out.
 extension AuthRoutes {
     func adminCreate(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // An ID token names the user already; a uid beside it contradicts it.
+        if try wire.string("idToken") != nil, try wire.string("localId") != nil {
+            throw AuthError(.unexpectedParameter, "User ID")
+        }
         var request = AdminCreateRequest(
             localID: try wire.string("localId"), email: try wire.string("email"),
             password: try wire.string("password"), displayName: try wire.string("displayName"),
@@ -169,7 +173,7 @@ extension AuthRoutes {
 /// Project configuration and development messages, for admins.
 extension AuthRoutes {
     func adminGetConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        origin.project.settingsView
+        origin.project.settingsView(emulator: engine.isEmulator)
     }
 
     /// `PATCH /v2/projects/{p}/config?updateMask=…`: the run-time settings `ProjectSettingsUpdate` lists.
@@ -179,7 +183,7 @@ extension AuthRoutes {
         patch["updateMask"] = nil
         let config = try await engine.updateProjectSettings(
             projectID: origin.project.projectID, patch: patch, mask: mask)
-        return config.settingsView
+        return config.settingsView(emulator: engine.isEmulator)
     }
 
     func adminSMSOutbox(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

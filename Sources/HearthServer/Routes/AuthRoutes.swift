@@ -21,7 +21,7 @@ public struct AuthRoutes: Sendable {
     typealias Handler = @Sendable (WireRequest, RequestOrigin) async throws -> JSONValue
 
     /// A v1 `accounts:<name>` method, its v3 alias, and what it does for end users and for admins.
-    /// A request with an `Authorization` header is an admin request: it must carry admin credentials
+    /// A request with a bearer `Authorization` header is an admin request: it must carry admin credentials
     /// and runs `admin` (or `client` when the method has no admin form).
     struct AccountsMethod {
         let v1: String
@@ -124,6 +124,12 @@ public struct AuthRoutes: Sendable {
             router.get("\(prefix)/v2/recaptchaConfig") { request, context in
                 try await respond(request, context, hasProject: false, recaptchaConfig)
             }
+            router.get("\(prefix)/v1/recaptchaParams") { request, context in
+                try await respond(request, context, hasProject: false, recaptchaParams)
+            }
+        }
+        router.get("/www.googleapis.com/identitytoolkit/v3/relyingparty/getRecaptchaParam") { request, context in
+            try await respond(request, context, hasProject: false, recaptchaParams)
         }
         for path: RouterPath in ["/v1/token", "/securetoken.googleapis.com/v1/token"] {
             router.post(path) { request, context in try await respond(request, context, hasProject: false, token) }
@@ -147,7 +153,8 @@ public struct AuthRoutes: Sendable {
         let pathProject = hasProject ? try context.parameters.require("project") : nil
         let pathTenant = context.parameters.get("tenant")
         let locale = wire.headers[HTTPField.Name("X-Firebase-Locale")!]
-        if let authorization = wire.headers[.authorization] {
+        // Only a bearer credential makes an admin request; another scheme (Basic…) is ignored, as Google ignores it.
+        if let authorization = wire.headers[.authorization], authorization.lowercased().hasPrefix("bearer") {
             let project = try scoped(
                 try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject),
                 pathTenant: pathTenant, wire: wire)
@@ -158,6 +165,9 @@ public struct AuthRoutes: Sendable {
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
+        if try wire.string("targetProjectId") != nil {
+            throw AuthError(.insufficientPermission, "Only authenticated requests can specify target_project_id.")
+        }
         let project = try scoped(
             try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject), pathTenant: pathTenant, wire: wire)
         if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }

@@ -24,7 +24,8 @@ struct EmulatorRoutes: Sendable {
             if let duplicates = wire.fields["signIn"]?["allowDuplicateEmails"] {
                 patch["signIn"] = ["allowDuplicateEmails": duplicates]
             }
-            let updated = try await engine.updateProjectSettings(projectID: project.projectID, patch: patch, mask: nil)
+            let updated = try await engine.updateProjectSettings(
+                projectID: project.projectID, patch: patch, mask: ProjectSettingsUpdate.paths(presentIn: patch))
             return WireResponse.json(Self.emulatorConfig(updated))
         }
     }
@@ -38,12 +39,15 @@ struct EmulatorRoutes: Sendable {
             let projectID = try project(context).projectID
             var codes: [JSONValue] = []
             // Spent and expired codes leave the listing, as in the Firebase Auth Emulator.
-            for m in try await engine.store.emailOutbox(projectID: projectID)
-            where try await engine.isLiveActionCode(m.oobCode, projectID: projectID) {
-                codes.append([
-                    "email": .string(m.email), "oobCode": .string(m.oobCode), "oobLink": .string(m.oobLink),
-                    "requestType": .string(m.kind.rawValue),
-                ])
+            for m in try await engine.store.emailOutbox(projectID: projectID) {
+                guard let code = try await engine.liveActionCode(m.oobCode, projectID: projectID) else { continue }
+                // The record names the account's address (the old one of a change) and the new one apart, as the
+                // emulator's does; the message itself went to the new one.
+                codes.append(
+                    .compact([
+                        "email": .string(code.email), "newEmail": .text(code.newEmail), "oobCode": .string(m.oobCode),
+                        "oobLink": .string(m.oobLink), "requestType": .string(m.kind.rawValue),
+                    ]))
             }
             return WireResponse.json(["oobCodes": .array(codes)])
         }

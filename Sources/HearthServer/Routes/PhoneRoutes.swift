@@ -38,6 +38,19 @@ extension AuthRoutes {
         return .object(answer)
     }
 
+    /// `v1/recaptchaParams` (v3 `getRecaptchaParam`): the reCAPTCHA v2 site key older clients render the
+    /// challenge with. The Firebase emulator answers placeholders, which its clients never send to Google.
+    func recaptchaParams(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var answer: [String: JSONValue] = ["kind": "identitytoolkit#GetRecaptchaParamResponse"]
+        if origin.emulator {
+            answer["recaptchaSiteKey"] = "Fake-key__Do-not-send-this-to-Recaptcha_"
+            answer["recaptchaStoken"] = "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service"
+        } else if let key = engine.recaptchaConfig(origin: origin).siteKey {
+            answer["recaptchaSiteKey"] = .string(key)
+        }
+        return .object(answer)
+    }
+
     func signInWithPhoneNumber(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         try engine.refuseEmulatorTenant(origin)
         let result = try await engine.signInWithPhoneNumber(
