@@ -276,7 +276,6 @@ def _expect_pending(body):
     assert isinstance(body.get("mfaInfo"), list) and len(body["mfaInfo"]) == 1
 
 
-@xfail("mfa: lastLoginAt is set at the first factor; the emulator sets it only after the second")
 def test_mfa_pending_credential(api):
     claims = fake_claims(sub=SUB, name="Foo", email="foo@example.com", email_verified=True)
     user = api.sign_in_fake_claims("google.com", **claims)
@@ -359,7 +358,6 @@ def test_new_account_in_tenant(api):
     assert api.lookup_by_local_id(body["localId"], tenant["tenantId"]).get("tenantId") == tenant["tenantId"]
 
 
-@xfail("mfa: lastLoginAt is set at the first factor; the emulator sets it only after the second")
 def test_tenant_mfa_pending_credential(api):
     tenant = api.register_tenant({"disableAuth": False, "mfaConfig": {"state": "ENABLED",
                                                                       "enabledProviders": ["PHONE_SMS"]}})

@@ -129,7 +129,6 @@ def _second_factor_start(api, first):
     return session, api.verification_codes()[-1]["code"]
 
 
-@xfail("mfa: lastLoginAt is set at the first factor; the emulator sets it only after the second")
 def test_sign_in_with_pending_credential(api):
     user = _mfa_password_user(api)
     before = api.lookup_by_local_id(user["localId"])

@@ -175,7 +175,6 @@ def _check(body, session_claims):
         assert payload.get("sessionAttribute") == "session"
 
 
-@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_new_user(api, functions):
     _blocking(api, functions, "beforeCreate")
     functions.reply("/beforeCreate", 200, CREATE_REPLY)
@@ -184,7 +183,6 @@ def test_blocking_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_before_sign_in(api, functions):
     _blocking(api, functions, "beforeSignIn")
     functions.reply("/beforeSignIn", 200, SIGN_IN_REPLY)
@@ -193,7 +191,6 @@ def test_blocking_before_sign_in(api, functions):
     assert functions.pending() == 0
 
 
-@xfail("blocking functions: a phone user's ID token has no email_verified claim although the function set it")
 def test_blocking_sign_in_overrides_create(api, functions):
     _blocking(api, functions, "beforeCreate", "beforeSignIn")
     functions.reply("/beforeCreate", 200, {"userRecord": {

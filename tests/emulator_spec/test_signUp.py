@@ -281,7 +281,6 @@ def test_before_create_updates_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail("blocking functions: signUp answers the displayName from before beforeSignIn's update (the token has the new one)")
 def test_before_sign_in_updates_new_user(api, functions):
     _blocking(api, functions, beforeSignIn=1)
     functions.reply("/beforeSignIn", 200, {"userRecord": {
@@ -293,7 +292,6 @@ def test_before_sign_in_updates_new_user(api, functions):
     assert functions.pending() == 0
 
 
-@xfail("blocking functions: signUp answers the displayName from before beforeSignIn's update (the token has the new one)")
 def test_before_sign_in_overrides_before_create(api, functions):
     _blocking(api, functions, beforeCreate=1, beforeSignIn=1)
     functions.reply("/beforeCreate", 200, {"userRecord": {

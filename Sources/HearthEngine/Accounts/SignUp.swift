@@ -111,6 +111,12 @@ extension AuthEngine {
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])
         let tokens = try await startSession(for: user, provider: provider, origin: origin)
+        // A beforeSignIn function may have changed the new account: answer with what was stored.
+        if project.blockingFunctions.triggers["beforeSignIn"] != nil,
+            let stored = try await store.user(projectID: project.projectID, uid: user.uid)
+        {
+            user = stored
+        }
         return AccountResult(user: user, tokens: tokens, isNewUser: true)
     }
 }

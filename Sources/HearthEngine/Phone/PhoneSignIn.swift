@@ -189,7 +189,7 @@ extension AuthEngine {
         }
         if owner.disabled { throw AuthError(.userDisabled) }
         // A phone number cannot be the first factor of a user with second factors (Firebase's rule).
-        if origin.project.mfa.isOn, !owner.mfaEnrollments.isEmpty {
+        if needsSecondFactor(owner, origin: origin) {
             throw AuthError(
                 .unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
         }

@@ -223,9 +223,9 @@ extension AuthEngine {
             user.providers.append(updated)
             if user.displayName == nil { user.displayName = identity.displayName }
             if user.photoURL == nil { user.photoURL = identity.photoURL }
-            user.lastLoginAt = clock.now()
+            if !needsSecondFactor(user, origin: origin) { user.lastLoginAt = clock.now() }
             try await save(&user)
-        } else {
+        } else if !needsSecondFactor(user, origin: origin) {
             user.lastLoginAt = clock.now()
             try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
         }

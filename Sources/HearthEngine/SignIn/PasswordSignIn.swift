@@ -64,8 +64,10 @@ extension AuthEngine {
                 logger.info("password hash upgraded", metadata: ["uid": "\(user.uid)"])
             } catch StoreError.versionConflict {}
         }
-        user.lastLoginAt = now
-        try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
+        if !needsSecondFactor(user, origin: origin) {
+            user.lastLoginAt = now
+            try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
+        }
         let done = try await finishFirstFactor(for: user, provider: ProviderID.password, origin: origin)
         return AccountResult(user: user, tokens: done.tokens, isNewUser: false, challenge: done.challenge)
     }

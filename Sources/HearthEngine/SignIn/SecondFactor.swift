@@ -71,7 +71,7 @@ extension AuthEngine {
         for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
         signInMethod: String? = nil
     ) async throws -> FirstFactorCompletion {
-        guard origin.project.mfa.isOn, !user.mfaEnrollments.isEmpty else {
+        guard needsSecondFactor(user, origin: origin) else {
             let tokens = try await startSession(
                 for: user, provider: provider, origin: origin, extraClaims: extraClaims, signInMethod: signInMethod)
             return FirstFactorCompletion(tokens: tokens)
@@ -86,6 +86,12 @@ extension AuthEngine {
         logger.info("second factor required", metadata: ["uid": "\(user.uid)", "provider": "\(provider)"])
         return FirstFactorCompletion(
             challenge: SecondFactorChallenge(pendingCredential: credential, enrollments: user.mfaEnrollments))
+    }
+
+    /// Whether a first factor ends in a second-factor challenge rather than a session. Such a sign-in is not yet a
+    /// sign-in: `lastLoginAt` waits for the second factor, as in Firebase.
+    func needsSecondFactor(_ user: UserRecord, origin: RequestOrigin) -> Bool {
+        origin.project.mfa.isOn && !user.mfaEnrollments.isEmpty
     }
 
     /// Sends the SMS code for an enrolled phone factor; returns the phone session (`phoneResponseInfo.sessionInfo`).

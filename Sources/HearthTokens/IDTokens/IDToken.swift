@@ -60,10 +60,9 @@ public struct IDTokenService: Sendable {
         claims["sub"] = .string(user.uid)
         claims["iat"] = .number(Double(iat))
         claims["exp"] = .number(Double(iat + Int64(lifetimeSeconds)))
-        if let email = user.email {
-            claims["email"] = .string(email)
-            claims["email_verified"] = .bool(user.emailVerified)
-        }
+        if let email = user.email { claims["email"] = .string(email) }
+        // Also without an address when something (a blocking function) marked the account verified.
+        if user.email != nil || user.emailVerified { claims["email_verified"] = .bool(user.emailVerified) }
         if let phone = user.phoneNumber { claims["phone_number"] = .string(phone) }
         if let name = user.displayName { claims["name"] = .string(name) }
         if let picture = user.photoURL { claims["picture"] = .string(picture) }
