@@ -115,14 +115,12 @@ func kid(of token: String) -> String? {
     return (try? JSONValue.parse(bytes))?["kid"]?.stringValue
 }
 
-/// Opt-in (HEARTH_TEST_TWO_SERVERS=1): in two of four runs beside the other suites that start processes, some of
-/// those suites hung, their `Process` never seeing a child exit, while this suite started PostgreSQL clusters; alone
-/// and in the other runs everything passed. Until that is understood the suite stays out of the default run.
+/// Runs wherever scripts/with-postgres provides the cluster script. It was opt-in while suites that start processes
+/// hung beside it: the PostgreSQL daemons its clusters start inherited descriptors of other tests' Foundation
+/// `Process`es and hid their exits. Every child is now started through `ChildProcess`, which passes on none.
 @Suite(
     "Two servers, one PostgreSQL", .serialized,
-    .enabled(
-        if: TestCluster.script != nil && ProcessInfo.processInfo.environment["HEARTH_TEST_TWO_SERVERS"] == "1",
-        "needs HEARTH_TEST_TWO_SERVERS=1 and scripts/with-postgres (HEARTH_TEST_POSTGRES_CLUSTER)"))
+    .enabled(if: TestCluster.script != nil, "needs scripts/with-postgres (HEARTH_TEST_POSTGRES_CLUSTER)"))
 struct SharedPostgresTests {
     /// Runs `body` with two servers (A and B, by API port) on one fresh database; all is torn down afterwards.
     func withTwoServers(_ body: (SharedDatabase, _ a: ServerProcess, Int, _ b: ServerProcess, Int) async throws -> Void)
