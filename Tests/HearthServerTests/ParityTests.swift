@@ -87,3 +87,67 @@ struct ParityTests {
         }
     }
 }
+
+extension ParityTests {
+    /// The Admin SDKs' `update_user(provider_to_link=…)`: an identity linked by an admin, with Firebase's errors; a
+    /// client that sends the same field links nothing.
+    @Test func adminsLinkAProviderIdentityByRawID() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let path = "/v1/projects/\(h.projectID)/accounts:update"
+            let user = try await c.signUp(email: "link@example.com", password: "correct horse")
+            let uid = try #require(user.string("localId"))
+            let link: JSONValue = [
+                "providerId": "google.com", "rawId": "google-42", "email": "g@example.com", "displayName": "G",
+            ]
+            // A client cannot claim a provider identity by naming it.
+            let byClient = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(try #require(user.string("idToken"))), "linkProviderUserInfo": link])
+            #expect(byClient.status == 200)
+            #expect(try await h.store.user(projectID: h.projectID, providerID: "google.com", rawID: "google-42") == nil)
+
+            let linked = try await c.admin(path, ["localId": .string(uid), "linkProviderUserInfo": link], token: token)
+            #expect(linked.status == 200, "\(linked.json)")
+            let stored = try #require(try await h.store.user(projectID: h.projectID, providerID: "google.com", rawID: "google-42"))
+            #expect(stored.uid == uid)
+            #expect(stored.providers.first { $0.providerID == "google.com" }?.email == "g@example.com")
+
+            let missingRaw = try await c.admin(
+                path, ["localId": .string(uid), "linkProviderUserInfo": ["providerId": "google.com"]], token: token)
+            #expect(missingRaw.errorCode == "MISSING_RAW_ID")
+            let missingProvider = try await c.admin(
+                path, ["localId": .string(uid), "linkProviderUserInfo": ["rawId": "x"]], token: token)
+            #expect(missingProvider.errorCode == "MISSING_PROVIDER_ID")
+            let password = try await c.admin(
+                path, ["localId": .string(uid), "linkProviderUserInfo": ["providerId": "password", "rawId": "x"]],
+                token: token)
+            #expect(password.errorCode == "INVALID_PROVIDER_ID")
+            // One identity, one account.
+            let other = try #require(try await c.signUp().string("localId"))
+            let taken = try await c.admin(path, ["localId": .string(other), "linkProviderUserInfo": link], token: token)
+            #expect(taken.errorCode == "FEDERATED_USER_ID_ALREADY_LINKED")
+        }
+    }
+
+    /// A client's `validSince` signs the account out everywhere, this session included, and answers a fresh one.
+    @Test func aClientsValidSinceEndsEverySessionAndAnswersANewOne() async throws {
+        let h = try await Harness()
+        try await h.run { c in
+            let first = try await c.signUp(email: "out@example.com", password: "correct horse")
+            let second = try await c.signIn("out@example.com", "correct horse")
+            h.clock.advance(2)
+            let answer = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(try #require(first.string("idToken"))), "validSince": "0"])
+            #expect(answer.status == 200)
+            let fresh = try #require(answer.string("idToken"))
+            for old in [first, second] {
+                let lookup = try await c.post("/v1/accounts:lookup", ["idToken": .string(try #require(old.string("idToken")))])
+                #expect(lookup.errorCode == "TOKEN_EXPIRED")
+                let refresh = try await c.post(
+                    "/v1/token", ["grantType": "refresh_token", "refreshToken": .string(try #require(old.string("refreshToken")))])
+                #expect(refresh.status == 400)
+            }
+            #expect(try await c.post("/v1/accounts:lookup", ["idToken": .string(fresh)]).status == 200)
+        }
+    }
+}

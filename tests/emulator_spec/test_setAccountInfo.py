@@ -342,7 +342,6 @@ def test_admin_updates_disabled_user(api):
     api.update_account(local_id, disableUser=False)
 
 
-@xfail("validSince from a client update: ignored (no new tokens, old ones stay valid)")
 def test_valid_since_and_password_revoke_tokens(api):
     token1 = api.register_user("alice@example.com", "notasecret")["idToken"]
     time.sleep(2)  # the spec ticks 2 s so token1 was issued before the change
@@ -431,7 +430,7 @@ LINKED = {"providerId": "google.com", "rawId": "google_user_id", "email": "linke
           "displayName": "Linked User", "photoUrl": "https://example.com/photo.jpg"}
 
 
-@xfail("linkProviderUserInfo: ignored by accounts:update (provider not linked)")
+@xfail("linkProviderUserInfo: a client's is ignored; Hearth lets only admins link an identity by raw id (else a client could claim another's sign-ins)")
 def test_link_provider_user_info(api):
     id_token = api.register_user("test@example.com", "password")["idToken"]
     body = expect_ok(update(api, idToken=id_token, linkProviderUserInfo=LINKED))
@@ -443,7 +442,7 @@ def test_link_provider_user_info(api):
     assert [p for p in providers if p.get("providerId") == "google.com"] == [LINKED]
 
 
-@xfail("linkProviderUserInfo: ignored, no MISSING_RAW_ID / MISSING_PROVIDER_ID")
+@xfail("linkProviderUserInfo: a client's is ignored; Hearth lets only admins link an identity by raw id (else a client could claim another's sign-ins)")
 def test_link_provider_user_info_missing_fields(api):
     id_token = api.register_user("test@example.com", "password")["idToken"]
     expect_error(update(api, idToken=id_token, linkProviderUserInfo={"providerId": "google.com",

@@ -115,6 +115,8 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
     case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
     case invalidProviderID = "INVALID_PROVIDER_ID"
+    case missingProviderID = "MISSING_PROVIDER_ID"
+    case missingRawID = "MISSING_RAW_ID"
     case missingRequestURI = "MISSING_REQUEST_URI"
     case invalidRequestURI = "INVALID_REQUEST_URI"
     case invalidPendingToken = "INVALID_PENDING_TOKEN"

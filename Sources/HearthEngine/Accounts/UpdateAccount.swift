@@ -19,6 +19,9 @@ public struct UpdateAccountRequest: Sendable {
     public var photoURL: String?
     public var deleteAttributes: [Attribute]
     public var deleteProviders: [String]
+    /// A client's `validSince` (any value): end every session, this one too, and answer a fresh one ("sign out
+    /// everywhere", as the Firebase emulator reads it). Only admins set a particular time.
+    public var endsSessions = false
 
     public init(
         idToken: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -86,6 +89,8 @@ extension AuthEngine {
         if changesCredentials {
             user.validSince = nowSecond()
             user.lastLoginAt = clock.now()
+        } else if request.endsSessions {
+            user.validSince = nowSecond()
         }
         try await save(&user)
         if let replaced, let newEmail = user.email {
@@ -97,9 +102,11 @@ extension AuthEngine {
         {
             await sendPasswordChangedNotice(to: address, user: user, origin: origin)
         }
-        if changesCredentials {
+        if changesCredentials || request.endsSessions {
             try await endSessions(of: user.uid, projectID: user.projectID)
-            logger.info("credentials changed; earlier sessions ended", metadata: ["uid": "\(user.uid)"])
+            logger.info(
+                changesCredentials ? "credentials changed; earlier sessions ended" : "sessions ended at the user's request",
+                metadata: ["uid": "\(user.uid)"])
             let provider = newPassword != nil ? ProviderID.password : (token.signInProvider ?? ProviderID.password)
             tokens = try await startSession(for: user, provider: provider, origin: origin, signIn: false)
         }

@@ -49,6 +49,9 @@ public struct AdminUpdateRequest: Sendable {
     public var deleteProviders: [String]
     /// `mfa.enrollments`: replaces the second factors (an empty list removes them); nil leaves them.
     public var mfaEnrollments: [MFAEnrollment]? = nil
+    /// `linkProviderUserInfo` (the Admin SDKs' `providerToLink`): an identity to link, replacing the user's link
+    /// to the same provider. Admins only: a client that could link any raw id would own that identity's sign-ins.
+    public var linkProvider: ProviderUserInfo? = nil
 
     public init(
         localID: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -166,6 +169,10 @@ extension AuthEngine {
             if let enrollments = r.mfaEnrollments { user.mfaEnrollments = enrollments }
             if let validSince = r.validSince { user.validSince = Date(timeIntervalSince1970: Double(validSince)) }
             user.delete(attributes: r.deleteAttributes, providers: r.deleteProviders)
+            if let link = r.linkProvider {
+                user.providers.removeAll { $0.providerID == link.providerID }
+                user.providers.append(link)
+            }
             try await save(&user)
             if endsSessions { try await endSessions(of: uid, projectID: project.projectID) }
             logger.info("account updated by admin", metadata: ["project": "\(project.projectID)", "uid": "\(uid)"])

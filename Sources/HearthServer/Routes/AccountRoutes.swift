@@ -57,13 +57,13 @@ extension AuthRoutes {
             return .object(answer)
         }
         let attributes = try deleteAttributes(wire)
-        let result = try await engine.updateAccount(
-            UpdateAccountRequest(
-                idToken: try wire.string("idToken"), email: try wire.string("email"),
-                password: try wire.string("password"),
-                displayName: try wire.string("displayName"), photoURL: try wire.string("photoUrl"),
-                deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider")),
-            origin: origin)
+        var request = UpdateAccountRequest(
+            idToken: try wire.string("idToken"), email: try wire.string("email"),
+            password: try wire.string("password"),
+            displayName: try wire.string("displayName"), photoURL: try wire.string("photoUrl"),
+            deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider"))
+        request.endsSessions = wire.fields["validSince"].map { $0 != .null } ?? false
+        let result = try await engine.updateAccount(request, origin: origin)
         let u = result.user
         return UserEncoding.withTokens(UserEncoding.setAccountInfo(u), result.tokens)
     }

@@ -54,6 +54,21 @@ extension AuthRoutes {
         if let mfa = try wire.message("mfa") {
             request.mfaEnrollments = try adminEnrollments(mfa.objects("enrollments"))
         }
+        if let link = try wire.message("linkProviderUserInfo") {
+            guard let provider = try link.string("providerId"), !provider.isEmpty else {
+                throw AuthError(.missingProviderID, "Provider ID of linkProviderUserInfo is missing.")
+            }
+            guard let raw = try link.string("rawId"), !raw.isEmpty else {
+                throw AuthError(.missingRawID, "Raw ID of linkProviderUserInfo is missing.")
+            }
+            // Password and phone are the account's own fields, not links.
+            guard provider != ProviderID.password, provider != ProviderID.phone else {
+                throw AuthError(.invalidProviderID, "linkProviderUserInfo cannot link \(provider).")
+            }
+            request.linkProvider = ProviderUserInfo(
+                providerID: provider, rawID: raw, federatedID: raw, email: try link.string("email"),
+                displayName: try link.string("displayName"), photoURL: try link.string("photoUrl"))
+        }
         let user = try await engine.adminUpdateUser(request, origin: origin)
         return UserEncoding.setAccountInfo(user)
     }
