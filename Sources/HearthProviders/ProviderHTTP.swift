@@ -25,6 +25,14 @@ public struct ProviderHTTP: Sendable {
         try await send(HTTPClientRequest(url: url))
     }
 
+    /// A GET with an OAuth access token (`Authorization: Bearer`); GitHub's API also insists on a User-Agent.
+    public func get(_ url: String, bearer token: String) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "User-Agent", value: "Hearth")
+        return try await send(request)
+    }
+
     public func postForm(_ url: String, _ form: [(String, String)]) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
