@@ -58,10 +58,9 @@ public final class IdentityProviders: Sendable {
 
         case FederatedProvider.google:
             guard let google = settings.google else { throw Self.notEnabled(provider) }
-            // Google sign-in with only an OAuth access token needs Google's userinfo endpoint; ID tokens are the
-            // documented path for mobile apps.
             guard let token = credential.idToken else {
-                throw AuthError(.invalidIDPResponse, "Google sign-in needs the id_token.")
+                return try await GoogleAccessToken(settings: google, http: http).identity(
+                    accessToken: Self.require(credential.accessToken), now: now)
             }
             let claims = try await ProviderTokenCheck(
                 issuers: google.issuers, audiences: google.clientIds, keys: keySet(google.keysUrl)

@@ -136,13 +136,19 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
     public var hostedDomain: String?
     public var keysUrl: String = "https://www.googleapis.com/oauth2/v3/certs"
     public var issuers: [String] = ["https://accounts.google.com", "accounts.google.com"]
+    /// For sign-in with an access token only: Google's token check (its `aud` must be one of `clientIds`) and
+    /// the profile.
+    public var tokenInfoUrl: String = "https://oauth2.googleapis.com/tokeninfo"
+    public var userInfoUrl: String = "https://openidconnect.googleapis.com/v1/userinfo"
 
     public init(clientIds: [String], hostedDomain: String? = nil) {
         self.clientIds = clientIds
         self.hostedDomain = hostedDomain
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case clientIds, hostedDomain, keysUrl, issuers }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case clientIds, hostedDomain, keysUrl, issuers, tokenInfoUrl, userInfoUrl
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -152,6 +158,8 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
         hostedDomain = try c.decodeIfPresent(String.self, forKey: .hostedDomain)
         keysUrl = try c.decode(.keysUrl, default: d.keysUrl)
         issuers = try c.decode(.issuers, default: d.issuers)
+        tokenInfoUrl = try c.decode(.tokenInfoUrl, default: d.tokenInfoUrl)
+        userInfoUrl = try c.decode(.userInfoUrl, default: d.userInfoUrl)
     }
 }
 
