@@ -9,7 +9,10 @@ import Testing
 
 /// A real identity provider on 127.0.0.1 for tests: JWKS endpoints (Apple-, Google-, Facebook- and OIDC-shaped
 /// paths), an OIDC discovery document, and Graph-shaped `debug_token` and `/me`. It signs real RS256 and ES256
-/// tokens, can rotate keys, answer slowly or fail, and counts what it was asked.
+/// tokens, can rotate keys, answer slowly or fail, and counts what it was asked. For browser sign-in it is an
+/// OAuth 2.0 authorization server: `/oauth/authorize` (approves at once, or answers `error`), `/oauth/token`
+/// (checks the client secret, the redirect URI and PKCE S256; codes work once), OIDC `/oauth/userinfo`, and
+/// GitHub-shaped `/github/user` and `/github/user/emails`.
 final class TestIdentityProvider: Sendable {
     struct SigningKey: Sendable {
         enum Material: Sendable {
@@ -93,6 +96,40 @@ final class TestIdentityProvider: Sendable {
     let appleCodes = Mutex<[String: String]>([:])
     let appleRevoked = Mutex<[String]>([])
 
+    /// An authorization the provider approved, waiting for its code to be exchanged.
+    struct AuthorizationGrant: Sendable {
+        var clientID: String
+        var redirectURI: String
+        var challenge: String
+        var nonce: String?
+        var user: [String: JSONValue]
+    }
+
+    static let oauthClientSecret = "oauth-client-secret"
+    /// The user the next authorization approves (OIDC claims; GitHub's profile is derived from them).
+    let oauthUser = Mutex<[String: JSONValue]>([
+        "sub": "oauth-user-1", "email": "grace@example.com", "email_verified": true, "name": "Grace Hopper",
+    ])
+    /// When set, `/oauth/authorize` refuses with this `error`.
+    let authorizeError = Mutex<String?>(nil)
+    /// The query of every authorization request, in order.
+    let authorizeRequests = Mutex<[[String: String]]>([])
+    let grants = Mutex<[String: AuthorizationGrant]>([:])
+    private let baseURL = Mutex("")
+    /// The provider's base URL while it serves.
+    func base() -> String { baseURL.withLock { $0 } }
+    let accessTokens = Mutex<[String: [String: JSONValue]]>([:])
+    /// The client each access token was issued to, for Google-shaped `/google/tokeninfo`.
+    let issuedTo = Mutex<[String: String]>([:])
+
+    /// An access token for `user`, as if the provider had issued it to `client` (a Google Sign-In token).
+    func issueAccessToken(client: String, user: [String: JSONValue]) -> String {
+        let token = "access-" + UUID().uuidString
+        accessTokens.withLock { $0[token] = user }
+        issuedTo.withLock { $0[token] = client }
+        return token
+    }
+
     init(keys: [SigningKey]) { published = Mutex(keys) }
 
     func fetches(_ path: String) -> Int { requests.withLock { $0.filter { $0 == path }.count } }
@@ -111,7 +148,42 @@ final class TestIdentityProvider: Sendable {
             switch path {
             case "/oidc/.well-known/openid-configuration":
                 let b = base.withLock { $0 }
-                return Self.json(["issuer": .string(b + "/oidc"), "jwks_uri": .string(b + "/oidc/jwks")])
+                return Self.json([
+                    "issuer": .string(b + "/oidc"), "jwks_uri": .string(b + "/oidc/jwks"),
+                    "authorization_endpoint": .string(b + "/oauth/authorize"), "token_endpoint": .string(b + "/oauth/token"),
+                    "userinfo_endpoint": .string(b + "/oauth/userinfo"),
+                ])
+            case "/oauth/authorize":
+                return self.authorize(request)
+            case "/google/tokeninfo":
+                let token = request.uri.queryParameters["access_token"].map(String.init) ?? ""
+                guard let user = self.accessTokens.withLock({ $0[token] }),
+                    let client = self.issuedTo.withLock({ $0[token] })
+                else { return Self.json(["error": "invalid_token"], status: .badRequest) }
+                return Self.json([
+                    "aud": .string(client), "azp": .string(client), "sub": user["sub"] ?? .null,
+                    "exp": .string(String(Int(Date().timeIntervalSince1970) + 3000)), "scope": "openid email",
+                ])
+            case "/oauth/userinfo", "/google/userinfo", "/github/user", "/github/user/emails":
+                let bearer = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
+                guard let user = self.accessTokens.withLock({ $0[bearer] }) else {
+                    return Self.json(["error": "invalid_token"], status: .unauthorized)
+                }
+                switch path {
+                case "/oauth/userinfo", "/google/userinfo": return Self.json(.object(user))
+                case "/github/user":
+                    return Self.json([
+                        // GitHub ids are numbers; derived from the subject so each user keeps one.
+                        "id": .number(Double((user["sub"]?.stringValue ?? "").utf8.reduce(7) { ($0 * 31 + Int($1)) % 1_000_003 })),
+                        "login": .string(user["sub"]?.stringValue ?? ""), "name": user["name"] ?? .null,
+                        "email": .null, "avatar_url": "https://avatars.example.com/u/1",
+                    ])
+                default:
+                    return Self.json([
+                        ["email": "other@example.com", "primary": false, "verified": true],
+                        ["email": user["email"] ?? .null, "primary": true, "verified": user["email_verified"] ?? false],
+                    ])
+                }
             case "/graph/debug_token":
                 let token = request.uri.queryParameters["input_token"].map(String.init) ?? ""
                 let appToken = request.uri.queryParameters["access_token"].map(String.init) ?? ""
@@ -151,6 +223,7 @@ final class TestIdentityProvider: Sendable {
             if self.failing.withLock({ $0 }) {
                 return Self.json(["error": "unavailable"], status: .internalServerError)
             }
+            if path == "/oauth/token" { return self.token(form, issuer: base.withLock { $0 } + "/oidc") }
             guard self.validAppleClientSecret(form["client_secret"], clientID: form["client_id"]) else {
                 return Self.json(["error": "invalid_client"], status: .badRequest)
             }
@@ -175,8 +248,61 @@ final class TestIdentityProvider: Sendable {
         }
         try await serveOnLoopback(router) { url in
             base.withLock { $0 = url }
+            self.baseURL.withLock { $0 = url }
             try await body(url)
         }
+    }
+
+    /// Approves at once: a code for the requested client and redirect URI, bound to the PKCE challenge.
+    func authorize(_ request: Request) -> Response {
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        authorizeRequests.withLock { $0.append(query) }
+        guard let redirect = query["redirect_uri"], let state = query["state"] else {
+            return Self.json(["error": "invalid_request"], status: .badRequest)
+        }
+        func back(_ items: [(String, String)]) -> Response {
+            var c = URLComponents(string: redirect)!
+            c.queryItems = (c.queryItems ?? []) + items.map { URLQueryItem(name: $0.0, value: $0.1) }
+            return Response(status: .found, headers: [.location: c.string!])
+        }
+        if let error = authorizeError.withLock({ $0 }) {
+            return back([("error", error), ("error_description", "The user said no."), ("state", state)])
+        }
+        guard query["response_type"] == "code", query["code_challenge_method"] == "S256",
+            let challenge = query["code_challenge"], let client = query["client_id"]
+        else { return back([("error", "invalid_request"), ("state", state)]) }
+        let code = "code-" + UUID().uuidString
+        let grant = AuthorizationGrant(
+            clientID: client, redirectURI: redirect, challenge: challenge, nonce: query["nonce"],
+            user: oauthUser.withLock { $0 })
+        grants.withLock { $0[code] = grant }
+        return back([("code", code), ("state", state)])
+    }
+
+    /// The token endpoint: the client secret, the same redirect URI, and a verifier whose S256 is the challenge.
+    func token(_ form: [String: String], issuer: String) -> Response {
+        guard form["client_secret"] == Self.oauthClientSecret else {
+            return Self.json(["error": "invalid_client"], status: .unauthorized)
+        }
+        guard form["grant_type"] == "authorization_code", let code = form["code"],
+            let grant = grants.withLock({ $0.removeValue(forKey: code) }), grant.clientID == form["client_id"],
+            grant.redirectURI == form["redirect_uri"], let verifier = form["code_verifier"],
+            Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8)))) == grant.challenge
+        else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
+        let access = issueAccessToken(client: grant.clientID, user: grant.user)
+        var claims = grant.user
+        let now = Date().timeIntervalSince1970
+        claims["iss"] = .string(issuer)
+        claims["aud"] = .string(grant.clientID)
+        claims["iat"] = .number(now.rounded(.down))
+        claims["exp"] = .number(now.rounded(.down) + 600)
+        if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
+        let key = published.withLock { $0[0] }
+        return Self.json([
+            "access_token": .string(access), "token_type": "Bearer", "expires_in": 3600,
+            "id_token": .string(try! key.sign(claims)),
+        ])
     }
 
     /// Apple's check of a client secret: an ES256 JWT by the team's key, for this client, addressed to Apple.
