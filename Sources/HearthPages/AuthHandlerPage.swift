@@ -51,9 +51,14 @@ public struct AuthHandlerPage: Sendable {
     /// the app as `firebaseError`, as Firebase's handler reports them.
     func start(_ wire: WireRequest, _ request: Request) async throws -> Response {
         var project = try engine.projects.resolve(apiKey: try wire.string("apiKey") ?? wire.apiKey, pathProject: nil)
-        if let tenant = try wire.string("tid"), !tenant.isEmpty { project = try engine.projects.tenant(tenant, of: project) }
-        guard let redirectURL = try wire.string("redirectUrl"), engine.isAllowedSignInRedirect(redirectURL, project: project)
-        else { throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.") }
+        if let tenant = try wire.string("tid"), !tenant.isEmpty {
+            project = try engine.projects.tenant(tenant, of: project)
+        }
+        guard let redirectURL = try wire.string("redirectUrl"),
+            engine.isAllowedSignInRedirect(redirectURL, project: project)
+        else {
+            throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.")
+        }
         do {
             guard let providerID = try wire.string("providerId"), !providerID.isEmpty else {
                 throw AuthError(.invalidProviderID, "providerId is missing.")
@@ -95,7 +100,8 @@ public struct AuthHandlerPage: Sendable {
                 ? ["code": "auth/web-context-canceled", "message": "The user did not grant access."]
                 : [
                     "code": "auth/invalid-credential",
-                    "message": .string("The provider refused the sign-in (\(reason))" + (description.map { ": \($0)" } ?? "")),
+                    "message": .string(
+                        "The provider refused the sign-in (\(reason))" + (description.map { ": \($0)" } ?? "")),
                 ]
             return Self.redirect(Self.appURL(pending.redirectURL, error: error))
         }

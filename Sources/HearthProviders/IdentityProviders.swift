@@ -115,7 +115,9 @@ public final class IdentityProviders: Sendable {
     /// An OIDC issuer's discovery document, cached for an hour; its `issuer` must be the one asked for.
     func discovery(issuer: String) async throws -> JSONValue {
         let now = clock.now()
-        if let (document, at) = discovered.withLock({ $0[issuer] }), now.timeIntervalSince(at) < Self.discoveryLifetime {
+        if let (document, at) = discovered.withLock({ $0[issuer] }),
+            now.timeIntervalSince(at) < Self.discoveryLifetime
+        {
             return document
         }
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer

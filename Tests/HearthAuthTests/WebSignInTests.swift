@@ -113,8 +113,9 @@ struct WebSignInTests {
         let server = try await TestServer(federation: [
             "oauth": [
                 "github.com": [
-                    "clientId": "gh-client", "clientSecret": "gh-secret", "authorizationUrl": provider.base + "/authorize",
-                    "tokenUrl": provider.base + "/token", "userInfoUrl": provider.base + "/user",
+                    "clientId": "gh-client", "clientSecret": "gh-secret",
+                    "authorizationUrl": provider.base + "/authorize", "tokenUrl": provider.base + "/token",
+                    "userInfoUrl": provider.base + "/user",
                     "emailsUrl": provider.base + "/emails",
                 ]
             ]

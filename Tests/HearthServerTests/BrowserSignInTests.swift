@@ -210,7 +210,9 @@ struct BrowserSignInTests {
 
     @Test func gitHubShapedOAuthSignsInThroughTheUserInfoEndpoint() async throws {
         try await Self.withServer { idp, browser in
-            idp.oauthUser.withLock { $0 = ["sub": "octocat", "name": "The Octocat", "email": "octo@example.com", "email_verified": true] }
+            idp.oauthUser.withLock {
+                $0 = ["sub": "octocat", "name": "The Octocat", "email": "octo@example.com", "email_verified": true]
+            }
             let session = UUID().uuidString
             let hops = try await browser.signInHops(provider: "github.com", sessionID: session)
             let asked = try #require(idp.authorizeRequests.withLock { $0.last })
@@ -333,17 +335,23 @@ struct BrowserSignInTests {
     @Test func aSignedInUserLinksTheProviderWithTheCode() async throws {
         try await Self.withServer { idp, browser in
             let account = try await browser.post(
-                "accounts:signUp", ["email": "linker@example.com", "password": "correct horse", "returnSecureToken": true])
+                "accounts:signUp",
+                ["email": "linker@example.com", "password": "correct horse", "returnSecureToken": true])
             #expect(account.status == 200, "\(account.json)")
-            idp.oauthUser.withLock { $0 = ["sub": "linker-gh", "name": "Linker", "email": "linker@example.com", "email_verified": true] }
+            idp.oauthUser.withLock {
+                $0 = ["sub": "linker-gh", "name": "Linker", "email": "linker@example.com", "email_verified": true]
+            }
             let session = UUID().uuidString
             let hops = try await browser.signInHops(provider: "github.com", sessionID: session)
             let linked = try await browser.signInWithIdp(
                 requestURI: try Self.link(hops.toApp), sessionID: session, idToken: account.string("idToken"))
             #expect(linked.status == 200, "\(linked.json)")
             #expect(linked.string("localId") == account.string("localId"))
-            let lookup = try await browser.post("accounts:lookup", ["idToken": .string(try #require(linked.string("idToken")))])
-            let providers = lookup["users"]?[0]?["providerUserInfo"]?.arrayValue?.compactMap { $0["providerId"]?.stringValue }
+            let lookup = try await browser.post(
+                "accounts:lookup", ["idToken": .string(try #require(linked.string("idToken")))])
+            let providers = lookup["users"]?[0]?["providerUserInfo"]?.arrayValue?.compactMap {
+                $0["providerId"]?.stringValue
+            }
             #expect(Set(providers ?? []) == ["password", "github.com"])
         }
     }
@@ -362,7 +370,9 @@ struct BrowserSignInTests {
             let approved = try await browser.get(authURI)
             let requestURI = try #require(approved.location)
             #expect(requestURI.hasPrefix("http://localhost/finish?"))
-            #expect(try await browser.signInWithIdp(requestURI: requestURI, sessionID: "other").errorCode == "INVALID_IDP_RESPONSE")
+            #expect(
+                try await browser.signInWithIdp(requestURI: requestURI, sessionID: "other").errorCode
+                    == "INVALID_IDP_RESPONSE")
             let signedIn = try await browser.signInWithIdp(requestURI: requestURI, sessionID: session)
             #expect(signedIn.status == 200, "\(signedIn.json)")
             #expect(signedIn.string("providerId") == "oidc.corp")
@@ -379,13 +389,15 @@ struct BrowserSignInTests {
     @Test func googleSignsInWithAnAccessTokenIssuedToTheProject() async throws {
         try await Self.withServer { idp, browser in
             let user: [String: JSONValue] = [
-                "sub": "g-123", "email": "Ada@Gmail.com", "email_verified": true, "name": "Ada", "picture": "https://p/a",
+                "sub": "g-123", "email": "Ada@Gmail.com", "email_verified": true, "name": "Ada",
+                "picture": "https://p/a",
             ]
             func signIn(_ token: String) async throws -> Client.Reply {
                 try await browser.post(
                     "accounts:signInWithIdp",
                     [
-                        "requestUri": "http://localhost", "postBody": .string("providerId=google.com&access_token=\(token)"),
+                        "requestUri": "http://localhost",
+                        "postBody": .string("providerId=google.com&access_token=\(token)"),
                         "returnSecureToken": true,
                     ])
             }

@@ -150,7 +150,8 @@ final class TestIdentityProvider: Sendable {
                 let b = base.withLock { $0 }
                 return Self.json([
                     "issuer": .string(b + "/oidc"), "jwks_uri": .string(b + "/oidc/jwks"),
-                    "authorization_endpoint": .string(b + "/oauth/authorize"), "token_endpoint": .string(b + "/oauth/token"),
+                    "authorization_endpoint": .string(b + "/oauth/authorize"),
+                    "token_endpoint": .string(b + "/oauth/token"),
                     "userinfo_endpoint": .string(b + "/oauth/userinfo"),
                 ])
             case "/oauth/authorize":
@@ -174,7 +175,7 @@ final class TestIdentityProvider: Sendable {
                 case "/github/user":
                     return Self.json([
                         // GitHub ids are numbers; derived from the subject so each user keeps one.
-                        "id": .number(Double((user["sub"]?.stringValue ?? "").utf8.reduce(7) { ($0 * 31 + Int($1)) % 1_000_003 })),
+                        "id": .number(Double(Self.numericID(user["sub"]?.stringValue ?? ""))),
                         "login": .string(user["sub"]?.stringValue ?? ""), "name": user["name"] ?? .null,
                         "email": .null, "avatar_url": "https://avatars.example.com/u/1",
                     ])
@@ -252,6 +253,8 @@ final class TestIdentityProvider: Sendable {
             try await body(url)
         }
     }
+
+    static func numericID(_ subject: String) -> Int { subject.utf8.reduce(7) { ($0 * 31 + Int($1)) % 1_000_003 } }
 
     /// Approves at once: a code for the requested client and redirect URI, bound to the PKCE challenge.
     func authorize(_ request: Request) -> Response {

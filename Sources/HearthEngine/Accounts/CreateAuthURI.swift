@@ -38,7 +38,9 @@ extension AuthEngine {
     public func createAuthURI(_ request: CreateAuthURIRequest, origin: RequestOrigin) async throws
         -> CreateAuthURIResult
     {
-        if let providerID = request.providerID.nonEmpty { return try await createProviderAuthURI(providerID, request, origin) }
+        if let providerID = request.providerID.nonEmpty {
+            return try await createProviderAuthURI(providerID, request, origin)
+        }
         guard let identifier = request.identifier.nonEmpty else { throw AuthError(.missingIdentifier) }
         guard let continueURI = request.continueURI.nonEmpty else { throw AuthError(.missingContinueURI) }
         guard let email = try? EmailAddress.normalize(identifier) else { throw AuthError(.invalidIdentifier) }
@@ -73,7 +75,9 @@ extension AuthEngine {
             url.host != nil, url.fragment == nil
         else { throw AuthError(.invalidContinueURI) }
         // The provider sends the code there: only a page of the project's own domains.
-        guard isAllowedSignInRedirect(continueURI, project: origin.project) else { throw AuthError(.unauthorizedDomain) }
+        guard isAllowedSignInRedirect(continueURI, project: origin.project) else {
+            throw AuthError(.unauthorizedDomain)
+        }
         let sessionID = request.sessionID.nonEmpty ?? random.alphanumeric(27)
         let authURI = try await startBrowserSignIn(
             BrowserSignInStart(

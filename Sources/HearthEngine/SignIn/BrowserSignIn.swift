@@ -65,6 +65,9 @@ extension AuthEngine {
                 sessionHash: start.sessionHash.lowercased(), redirectURL: start.redirectURL,
                 callbackURL: start.callbackURL, sealedVerifier: try Self.sealVerifier(verifier, state: state),
                 nonce: nonce, createdAt: now, expiresAt: now.addingTimeInterval(Self.authorizationLifetime)))
+        logger.info(
+            "browser sign-in started",
+            metadata: ["project": "\(origin.project.projectID)", "provider": "\(flow.providerID)"])
         let challenge = Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8))))
         return flow.authorizationRequest(
             redirectURI: start.callbackURL, state: state, codeChallenge: challenge, nonce: nonce, scopes: start.scopes,
@@ -97,10 +100,15 @@ extension AuthEngine {
         }
         let now = clock.now()
         let hash = Self.stateHash(response.state)
-        guard let pending = try await store.pendingAuthorization(stateHash: hash, now: now),
-            pending.projectID == origin.project.projectID,
+        guard let pending = try await store.pendingAuthorization(stateHash: hash, now: now) else { throw refused }
+        guard pending.projectID == origin.project.projectID,
             ConstantTime.equals(Array(Self.webSessionHash(sessionID).utf8), Array(pending.sessionHash.utf8))
-        else { throw refused }
+        else {
+            // Someone holds the link but not the app's session: worth an operator's attention.
+            logger.notice(
+                "browser sign-in presented with another session", metadata: ["provider": "\(pending.providerID)"])
+            throw refused
+        }
         guard let used = try await store.consumePendingAuthorization(stateHash: hash, now: now),
             let verifier = Self.openVerifier(used.sealedVerifier, state: response.state)
         else { throw refused }

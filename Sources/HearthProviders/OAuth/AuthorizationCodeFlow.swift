@@ -62,7 +62,8 @@ extension IdentityProviders {
         -> AuthorizationCodeFlow
     {
         if provider.hasPrefix("oidc.") {
-            guard let oidc = settings.oidc[provider], let secret = oidc.clientSecret, let clientID = oidc.clientIds.first
+            guard let oidc = settings.oidc[provider], let secret = oidc.clientSecret,
+                let clientID = oidc.clientIds.first
             else { throw Self.notEnabled(provider) }
             var authorizationURL = oidc.authorizationUrl
             var tokenURL = oidc.tokenUrl
@@ -88,7 +89,8 @@ extension IdentityProviders {
             providerID: provider, authorizationURL: oauth.authorizationUrl ?? preset.authorizationURL,
             tokenURL: oauth.tokenUrl ?? preset.tokenURL, clientID: oauth.clientId, clientSecret: oauth.clientSecret,
             defaultScopes: oauth.scopes ?? preset.scopes,
-            kind: .userInfo(url: oauth.userInfoUrl ?? preset.userInfoURL, emailsURL: oauth.emailsUrl ?? preset.emailsURL))
+            kind: .userInfo(
+                url: oauth.userInfoUrl ?? preset.userInfoURL, emailsURL: oauth.emailsUrl ?? preset.emailsURL))
     }
 
     /// Exchanges an authorization code (with its PKCE verifier and the client secret) and verifies the answer:

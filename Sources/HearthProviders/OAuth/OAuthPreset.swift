@@ -22,7 +22,8 @@ struct OAuthPreset: Sendable {
             userInfoURL: "https://api.login.yahoo.com/openid/v1/userinfo", scopes: ["openid", "email", "profile"]),
         "linkedin.com": OAuthPreset(
             authorizationURL: "https://www.linkedin.com/oauth/v2/authorization",
-            tokenURL: "https://www.linkedin.com/oauth/v2/accessToken", userInfoURL: "https://api.linkedin.com/v2/userinfo",
+            tokenURL: "https://www.linkedin.com/oauth/v2/accessToken",
+            userInfoURL: "https://api.linkedin.com/v2/userinfo",
             scopes: ["openid", "email", "profile"]),
     ]
 }
