@@ -139,10 +139,12 @@ struct BrowserSignInTests {
             return Hops(toProvider: toProvider, toHandler: toHandler, toApp: try #require(back.location))
         }
 
-        func signInWithIdp(requestURI: String, sessionID: String, idToken: String? = nil) async throws -> Client.Reply {
+        func signInWithIdp(requestURI: String, sessionID: String, idToken: String? = nil, autoCreate: Bool = true)
+            async throws -> Client.Reply
+        {
             var body: [String: JSONValue] = [
                 "requestUri": .string(requestURI), "sessionId": .string(sessionID), "returnSecureToken": true,
-                "returnIdpCredential": true,
+                "returnIdpCredential": true, "autoCreate": .bool(autoCreate),
             ]
             if let idToken { body["idToken"] = .string(idToken) }
             return try await post("accounts:signInWithIdp", .object(body))
@@ -332,7 +334,7 @@ struct BrowserSignInTests {
 
     // MARK: Linking and createAuthUri
 
-    @Test func aSignedInUserLinksTheProviderWithTheCode() async throws {
+    @Test func aSignedInUserLinksAndReauthenticatesWithTheCode() async throws {
         try await Self.withServer { idp, browser in
             let account = try await browser.post(
                 "accounts:signUp",
@@ -353,6 +355,24 @@ struct BrowserSignInTests {
                 $0["providerId"]?.stringValue
             }
             #expect(Set(providers ?? []) == ["password", "github.com"])
+
+            // Re-authentication through the browser: the same GitHub user, for the signed-in account only.
+            let again = UUID().uuidString
+            let reauthHops = try await browser.signInHops(provider: "github.com", sessionID: again)
+            let reauth = try await browser.signInWithIdp(
+                requestURI: try Self.link(reauthHops.toApp), sessionID: again, idToken: linked.string("idToken"),
+                autoCreate: false)
+            #expect(reauth.status == 200, "\(reauth.json)")
+            #expect(reauth.string("localId") == account.string("localId"))
+            let stranger = try await browser.post(
+                "accounts:signUp",
+                ["email": "stranger@example.com", "password": "correct horse", "returnSecureToken": true])
+            let other = UUID().uuidString
+            let otherHops = try await browser.signInHops(provider: "github.com", sessionID: other)
+            let mismatch = try await browser.signInWithIdp(
+                requestURI: try Self.link(otherHops.toApp), sessionID: other, idToken: stranger.string("idToken"),
+                autoCreate: false)
+            #expect(mismatch.errorCode == "USER_MISMATCH")
         }
     }
 
