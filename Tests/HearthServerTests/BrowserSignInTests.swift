@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import HearthCore
+import HearthEngine
 import NIOCore
 import Testing
 
@@ -158,8 +159,8 @@ struct BrowserSignInTests {
     }
 
     /// The `requestUri` in the app callback's `deep_link_id`, as HearthAuth reads it.
-    static func link(_ appURL: String) throws -> String {
-        #expect(appURL.hasPrefix(appRedirect + "?"))
+    static func link(_ appURL: String, app: String = appRedirect) throws -> String {
+        #expect(appURL.hasPrefix(app + "?"))
         let deepLink = try #require(query(appURL)["deep_link_id"])
         return try #require(query(deepLink)["link"])
     }
@@ -431,6 +432,55 @@ struct BrowserSignInTests {
             #expect(foreign.status == 400)
             #expect(foreign.errorCode == "INVALID_IDP_RESPONSE")
             #expect(try await signIn("not-a-token").errorCode == "INVALID_IDP_RESPONSE")
+        }
+    }
+
+    // MARK: Tenants
+
+    /// A tenant's browser sign-in (`tid`) makes a user of that tenant, and only a request naming the tenant can
+    /// finish it. In-process (the emulator brings tenants into being by name), with the test IdP as provider.
+    @Test func aTenantsSignInStaysInTheTenant() async throws {
+        let idp = TestIdentityProvider(keys: [.rsa("rsa-1")])
+        try await idp.serve { base in
+            let h = try await Harness(emulator: true) { project in
+                var github = OAuthSettings(clientId: "gh-client", clientSecret: TestIdentityProvider.oauthClientSecret)
+                github.authorizationUrl = base + "/oauth/authorize"
+                github.tokenUrl = base + "/oauth/token"
+                github.userInfoUrl = base + "/github/user"
+                github.emailsUrl = base + "/github/user/emails"
+                project.federation.oauth = ["github.com": github]
+            }
+            let client = HTTPClient(
+                eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+            defer { _ = client.shutdown() }
+            try await h.run { c in
+                let session = UUID().uuidString
+                let start = try await c.send(
+                    "/__/auth/handler?apiKey=\(Harness.apiKey)&tid=acme-1&providerId=github.com"
+                        + "&sessionId=\(Self.sha256Hex(session))&redirectUrl=hearth-test-project://firebaseauth/link",
+                    method: .get, key: nil)
+                #expect(start.status == 302, "\(start.json)")
+                let toProvider = try #require(start.headers[.location])
+                let approved = try await client.execute(HTTPClientRequest(url: toProvider), timeout: .seconds(30))
+                let backLocation = try #require(approved.headers.first(name: "location"))
+                let back = try #require(URLComponents(string: backLocation))
+                let backQuery = try #require(back.percentEncodedQuery)
+                let toApp = try await c.send("\(back.path)?\(backQuery)", method: .get, key: nil)
+                let appLocation = try #require(toApp.headers[.location])
+                let link = try Self.link(appLocation, app: "hearth-test-project://firebaseauth/link")
+
+                func finish(tenant: String?) async throws -> Client.Reply {
+                    var body: [String: JSONValue] = [
+                        "requestUri": .string(link), "sessionId": .string(session), "returnSecureToken": true,
+                    ]
+                    if let tenant { body["tenantId"] = .string(tenant) }
+                    return try await c.post("/v1/accounts:signInWithIdp", .object(body))
+                }
+                #expect(try await finish(tenant: nil).errorCode == "INVALID_IDP_RESPONSE")
+                let signedIn = try await finish(tenant: "acme-1")
+                #expect(signedIn.status == 200, "\(signedIn.json)")
+                #expect(try claims(of: signedIn.string("idToken"))["firebase"]?["tenant"] == "acme-1")
+            }
         }
     }
 }
