@@ -34,7 +34,10 @@ public struct AuthHandlerPage: Sendable {
     func handle(_ request: Request, _ context: HearthRequestContext) async -> Response {
         do {
             let wire = try await WireRequest.decode(request, context: context)
-            if let state = try wire.string("state"), try wire.string("providerId") == nil {
+            // OAuth 2.0 returns `state`; Twitter's OAuth 1.0a `oauth_token` (or `denied` when the user declined).
+            if try wire.string("providerId") == nil,
+                let state = try wire.string("state") ?? wire.string("oauthToken") ?? wire.string("denied")
+            {
                 return try await providerReturned(wire, state: state)
             }
             return try await start(wire, request)
@@ -88,8 +91,8 @@ public struct AuthHandlerPage: Sendable {
 
     /// Step 2. The state is accepted once; the app gets the link, or the provider's refusal.
     func providerReturned(_ wire: WireRequest, state: String) async throws -> Response {
-        let providerError = try wire.string("error")
-        let code = try wire.string("code")
+        let providerError = try wire.string("error") ?? (try wire.string("denied")).map { _ in "access_denied" }
+        let code = try wire.string("code") ?? wire.string("oauthVerifier")
         let failed = providerError != nil || code?.isEmpty ?? true
         let pending = try await engine.returnFromProvider(state: state, failed: failed)
         if failed {

@@ -89,6 +89,13 @@ public final class IdentityProviders: Sendable {
             return try await FacebookGraph(settings: facebook, http: http).identity(
                 accessToken: Self.require(credential.accessToken))
 
+        case FederatedProvider.twitter:
+            guard let twitter = settings.twitter else { throw Self.notEnabled(provider) }
+            guard let token = credential.accessToken, let secret = credential.tokenSecret else {
+                throw AuthError(.invalidIDPResponse, "Twitter sign-in needs the access token and its secret.")
+            }
+            return try await TwitterOAuth1(settings: twitter, http: http).identity(accessToken: token, secret: secret)
+
         default:
             guard provider.hasPrefix("oidc.") else {
                 throw AuthError(.invalidProviderID, "Provider Id is not supported: \(provider)")
@@ -134,6 +141,7 @@ public final class IdentityProviders: Sendable {
         case FederatedProvider.apple: settings.apple != nil
         case FederatedProvider.google: settings.google != nil
         case FederatedProvider.facebook: settings.facebook != nil
+        case FederatedProvider.twitter: settings.twitter != nil
         default: settings.oidc[provider] != nil
         }
     }

@@ -53,6 +53,20 @@ public struct ProviderHTTP: Sendable {
             .invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
     }
 
+    /// Sends `request` and returns the status and the raw body (OAuth 1.0a's form-encoded answers).
+    func sendRaw(_ request: HTTPClientRequest) async throws -> (status: Int, body: String) {
+        let host = URL(string: request.url)?.host ?? request.url
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), String(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) did not answer in time.")
+        } catch {
+            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) could not be reached.")
+        }
+    }
+
     /// Sends and reads a JSON answer; any status is returned so callers can read providers' error bodies.
     func send(_ request: HTTPClientRequest) async throws -> Reply {
         var request = request

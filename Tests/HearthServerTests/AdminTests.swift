@@ -466,6 +466,13 @@ struct IdentityProviderConfigTests {
                 listed["defaultSupportedIdpConfigs"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
                     == ["projects/\(h.projectID)/defaultSupportedIdpConfigs/github.com"])
 
+            let twitter = try await c.admin(
+                "\(builtIn)?idpId=twitter.com", ["clientId": "tw-key", "clientSecret": "tw-secret"], token: token)
+            #expect(twitter.status == 200, "\(twitter.json)")
+            #expect(h.engine.projects.config(h.projectID)?.federation.twitter?.consumerKey == "tw-key")
+            #expect(try await c.admin("\(builtIn)/twitter.com", token: token, method: .delete).status == 200)
+            #expect(h.engine.projects.config(h.projectID)?.federation.twitter == nil)
+
             let oidc = "/v2/projects/\(h.projectID)/oauthIdpConfigs"
             #expect(
                 try await c.admin(

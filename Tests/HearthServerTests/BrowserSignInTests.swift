@@ -42,6 +42,14 @@ struct BrowserSignInTests {
                                 ],
                                 "oidc.tokens-only": ["issuer": .string(base + "/oidc"), "clientIds": ["other"]],
                             ],
+                            "twitter": [
+                                "consumerKey": .string(TestIdentityProvider.twitterKey),
+                                "consumerSecret": .string(TestIdentityProvider.twitterSecret),
+                                "requestTokenUrl": .string(base + "/twitter/request_token"),
+                                "authorizeUrl": .string(base + "/twitter/authorize"),
+                                "accessTokenUrl": .string(base + "/twitter/access_token"),
+                                "verifyCredentialsUrl": .string(base + "/twitter/verify_credentials.json"),
+                            ],
                             "oauth": [
                                 "github.com": [
                                     "clientId": "gh-client", "clientSecret": secret,
@@ -402,6 +410,54 @@ struct BrowserSignInTests {
                 "accounts:createAuthUri", ["providerId": "oidc.corp", "continueUri": "https://evil.example.com/finish"])
             #expect(elsewhere.status == 400)
             #expect(elsewhere.errorCode == "UNAUTHORIZED_DOMAIN")
+        }
+    }
+
+    // MARK: Twitter (OAuth 1.0a)
+
+    @Test func twitterSignsInThroughTheBrowserWithOAuth1() async throws {
+        try await Self.withServer { idp, browser in
+            let session = UUID().uuidString
+            let hops = try await browser.signInHops(
+                provider: "twitter.com", sessionID: session, extra: [("customParameters", #"{"force_login":"true"}"#)])
+            #expect(hops.toProvider.hasPrefix(idp.base() + "/twitter/authorize?oauth_token=req-"))
+            #expect(Self.query(hops.toProvider)["force_login"] == "true")
+            #expect(hops.toHandler.contains("oauth_verifier="))
+            let link = try Self.link(hops.toApp)
+            #expect(try await browser.signInWithIdp(requestURI: link, sessionID: "other").status == 400)
+            let signedIn = try await browser.signInWithIdp(requestURI: link, sessionID: session)
+            #expect(signedIn.status == 200, "\(signedIn.json)")
+            #expect(signedIn.string("providerId") == "twitter.com")
+            #expect(signedIn.string("federatedId") == "1234567890")
+            #expect(signedIn.string("email") == "tweety@example.com")
+            #expect(signedIn.string("displayName") == "Tweety")
+            let token = try #require(signedIn.string("oauthAccessToken"))
+            let secret = try #require(signedIn.string("oauthTokenSecret"))
+            #expect(try await browser.signInWithIdp(requestURI: link, sessionID: session).status == 400)
+
+            // The token and secret the app got back sign in again directly (TwitterAuthProvider.credential).
+            let direct = try await browser.post(
+                "accounts:signInWithIdp",
+                [
+                    "requestUri": "http://localhost", "returnSecureToken": true,
+                    "postBody": .string("providerId=twitter.com&access_token=\(token)&oauth_token_secret=\(secret)"),
+                ])
+            #expect(direct.status == 200, "\(direct.json)")
+            #expect(direct.string("localId") == signedIn.string("localId"))
+            let forged = try await browser.post(
+                "accounts:signInWithIdp",
+                [
+                    "requestUri": "http://localhost", "returnSecureToken": true,
+                    "postBody": .string("providerId=twitter.com&access_token=\(token)&oauth_token_secret=guess"),
+                ])
+            #expect(forged.errorCode == "INVALID_IDP_RESPONSE")
+
+            // The user declines: back to the app as a cancellation.
+            idp.authorizeError.withLock { $0 = "access_denied" }
+            let declined = try await browser.signInHops(provider: "twitter.com", sessionID: "s")
+            #expect(declined.toHandler.contains("denied="))
+            let error = try JSONValue(parsing: try #require(Self.query(declined.toApp)["firebaseError"]))
+            #expect(error["code"] == "auth/web-context-canceled")
         }
     }
 

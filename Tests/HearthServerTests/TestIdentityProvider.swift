@@ -116,6 +116,17 @@ final class TestIdentityProvider: Sendable {
     let authorizeRequests = Mutex<[[String: String]]>([])
     let grants = Mutex<[String: AuthorizationGrant]>([:])
     private let baseURL = Mutex("")
+
+    /// Twitter's OAuth 1.0a: consumer credentials, request tokens (secret, callback, verifier once authorized) and
+    /// access tokens (secret), the account the next authorization approves.
+    static let twitterKey = "tw-consumer-key"
+    static let twitterSecret = "tw-consumer-secret"
+    let twitterRequestTokens = Mutex<[String: (secret: String, callback: String, verifier: String?)]>([:])
+    let twitterAccessTokens = Mutex<[String: String]>([:])
+    let twitterUser = Mutex<JSONValue>([
+        "id_str": "1234567890", "name": "Tweety", "screen_name": "tweety", "email": "tweety@example.com",
+        "profile_image_url_https": "https://pbs.example.com/tweety.jpg",
+    ])
     /// The provider's base URL while it serves.
     func base() -> String { baseURL.withLock { $0 } }
     let accessTokens = Mutex<[String: [String: JSONValue]]>([:])
@@ -156,6 +167,29 @@ final class TestIdentityProvider: Sendable {
                 ])
             case "/oauth/authorize":
                 return self.authorize(request)
+            case "/twitter/authorize":
+                let token = request.uri.queryParameters["oauth_token"].map(String.init) ?? ""
+                guard let pending = self.twitterRequestTokens.withLock({ $0[token] }) else {
+                    return Self.json(["error": "unknown token"], status: .badRequest)
+                }
+                if self.authorizeError.withLock({ $0 }) != nil {
+                    return Response(status: .found, headers: [.location: pending.callback + "?denied=\(token)"])
+                }
+                let verifier = "verifier-" + UUID().uuidString
+                self.twitterRequestTokens.withLock { $0[token]?.verifier = verifier }
+                return Response(
+                    status: .found,
+                    headers: [.location: pending.callback + "?oauth_token=\(token)&oauth_verifier=\(verifier)"])
+            case "/twitter/verify_credentials.json":
+                var query: [(String, String)] = []
+                for (k, v) in request.uri.queryParameters { query.append((String(k), String(v))) }
+                let signed = self.twitterSigned(
+                    "GET", base.withLock { $0 } + path, request.headers[.authorization], query: query,
+                    tokenSecret: { _, token in self.twitterAccessTokens.withLock { $0[token] } })
+                guard let token = signed, !token.isEmpty else {
+                    return Self.json(["errors": [["code": 89]]], status: .unauthorized)
+                }
+                return Self.json(self.twitterUser.withLock { $0 })
             case "/google/tokeninfo":
                 let token = request.uri.queryParameters["access_token"].map(String.init) ?? ""
                 guard let user = self.accessTokens.withLock({ $0[token] }),
@@ -225,6 +259,9 @@ final class TestIdentityProvider: Sendable {
                 return Self.json(["error": "unavailable"], status: .internalServerError)
             }
             if path == "/oauth/token" { return self.token(form, issuer: base.withLock { $0 } + "/oidc") }
+            if path.hasPrefix("/twitter/") {
+                return self.twitterPost(path, url: base.withLock { $0 } + path, header: request.headers[.authorization])
+            }
             guard self.validAppleClientSecret(form["client_secret"], clientID: form["client_id"]) else {
                 return Self.json(["error": "invalid_client"], status: .badRequest)
             }
@@ -306,6 +343,78 @@ final class TestIdentityProvider: Sendable {
             "access_token": .string(access), "token_type": "Bearer", "expires_in": 3600,
             "id_token": .string(try! key.sign(claims)),
         ])
+    }
+
+    /// Twitter's request-token and access-token endpoints, answering form-encoded bodies.
+    func twitterPost(_ path: String, url: String, header: String?) -> Response {
+        func form(_ text: String, _ status: HTTPResponse.Status = .ok) -> Response {
+            Response(
+                status: status, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        let params = Self.oauthParameters(header)
+        switch path {
+        case "/twitter/request_token":
+            guard twitterSigned("POST", url, header, query: [], tokenSecret: { _, _ in nil }) != nil,
+                let callback = params["oauth_callback"]
+            else { return form("error=bad_signature", .unauthorized) }
+            let token = "req-" + UUID().uuidString
+            let secret = "req-secret-" + UUID().uuidString
+            twitterRequestTokens.withLock { $0[token] = (secret, callback, nil) }
+            return form("oauth_token=\(token)&oauth_token_secret=\(secret)&oauth_callback_confirmed=true")
+        case "/twitter/access_token":
+            guard
+                let token = twitterSigned(
+                    "POST", url, header, query: [],
+                    tokenSecret: { _, token in self.twitterRequestTokens.withLock { $0[token]?.secret } }),
+                let pending = twitterRequestTokens.withLock({ $0.removeValue(forKey: token) }),
+                pending.verifier != nil, pending.verifier == params["oauth_verifier"]
+            else { return form("error=invalid_verifier", .unauthorized) }
+            let access = "acc-" + UUID().uuidString
+            let secret = "acc-secret-" + UUID().uuidString
+            twitterAccessTokens.withLock { $0[access] = secret }
+            return form("oauth_token=\(access)&oauth_token_secret=\(secret)&user_id=1234567890&screen_name=tweety")
+        default:
+            return Self.json(["error": "not_found"], status: .notFound)
+        }
+    }
+
+    /// The `oauth_token` of a correctly signed OAuth 1.0a request ("" without one), or nil when the signature (by
+    /// the consumer secret and the token's secret) does not verify. An independent RFC 5849 implementation.
+    func twitterSigned(
+        _ method: String, _ url: String, _ header: String?, query: [(String, String)],
+        tokenSecret: ([String: String], String) -> String?
+    ) -> String? {
+        var params = Self.oauthParameters(header)
+        guard params["oauth_consumer_key"] == Self.twitterKey, params["oauth_signature_method"] == "HMAC-SHA1",
+            let signature = params.removeValue(forKey: "oauth_signature")
+        else { return nil }
+        let token = params["oauth_token"] ?? ""
+        let secret = token.isEmpty ? "" : (tokenSecret(params, token) ?? "unknown-token")
+        func escape(_ s: String) -> String {
+            s.addingPercentEncoding(
+                withAllowedCharacters: CharacterSet(
+                    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
+        }
+        let pairs = (params.map { ($0.key, $0.value) } + query).map { escape($0.0) + "=" + escape($0.1) }.sorted()
+        let base = "\(method)&\(escape(url))&\(escape(pairs.joined(separator: "&")))"
+        let key = SymmetricKey(data: Data("\(escape(Self.twitterSecret))&\(escape(secret))".utf8))
+        let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Data(base.utf8), using: key)
+        let expected = Data(mac).base64EncodedString()
+        return expected == signature ? token : nil
+    }
+
+    /// `OAuth k="v", …` → [k: v], percent-decoded.
+    static func oauthParameters(_ header: String?) -> [String: String] {
+        guard let header, header.hasPrefix("OAuth ") else { return [:] }
+        var out: [String: String] = [:]
+        for part in header.dropFirst(6).split(separator: ",") {
+            let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { continue }
+            out[kv[0].removingPercentEncoding ?? kv[0]] =
+                kv[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).removingPercentEncoding
+        }
+        return out
     }
 
     /// Apple's check of a client secret: an ES256 JWT by the team's key, for this client, addressed to Apple.

@@ -17,6 +17,8 @@ public struct FederationSettings: Sendable, Equatable, Codable {
     /// OAuth 2.0 providers that sign in only through the browser (`/__/auth/handler`), by provider id:
     /// `github.com`, `microsoft.com`, `yahoo.com`, `linkedin.com`.
     public var oauth: [String: OAuthSettings] = [:]
+    /// Twitter (X): OAuth 1.0a, through the browser or with an access token and its secret.
+    public var twitter: TwitterSettings?
 
     public init(
         allowDuplicateEmails: Bool = false, apple: AppleSettings? = nil, google: GoogleSettings? = nil,
@@ -30,7 +32,7 @@ public struct FederationSettings: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case allowDuplicateEmails, apple, google, facebook, oidc, gameCenter, oauth
+        case allowDuplicateEmails, apple, google, facebook, oidc, gameCenter, oauth, twitter
     }
 
     public init(from decoder: Decoder) throws {
@@ -43,6 +45,7 @@ public struct FederationSettings: Sendable, Equatable, Codable {
         oidc = try c.decode(.oidc, default: [:])
         gameCenter = try c.decodeIfPresent(GameCenterSettings.self, forKey: .gameCenter)
         oauth = try c.decode(.oauth, default: [:])
+        twitter = try c.decodeIfPresent(TwitterSettings.self, forKey: .twitter)
         for name in oauth.keys where !OAuthSettings.providers.contains(name) {
             throw DecodingError.dataCorruptedError(
                 forKey: .oauth, in: c,
@@ -266,5 +269,37 @@ public struct OAuthSettings: Sendable, Equatable, Codable {
         userInfoUrl = try c.decodeIfPresent(String.self, forKey: .userInfoUrl)
         emailsUrl = try c.decodeIfPresent(String.self, forKey: .emailsUrl)
         scopes = try c.decodeIfPresent([String].self, forKey: .scopes)
+    }
+}
+
+/// Twitter (X) with OAuth 1.0a: the app's API key and secret (consumer key and secret) sign every request.
+public struct TwitterSettings: Sendable, Equatable, Codable {
+    public var consumerKey: String
+    public var consumerSecret: String
+    public var requestTokenUrl: String = "https://api.twitter.com/oauth/request_token"
+    public var authorizeUrl: String = "https://api.twitter.com/oauth/authorize"
+    public var accessTokenUrl: String = "https://api.twitter.com/oauth/access_token"
+    /// Read with `include_email=true` (the app must be allowed to ask for e-mail addresses).
+    public var verifyCredentialsUrl: String = "https://api.twitter.com/1.1/account/verify_credentials.json"
+
+    public init(consumerKey: String, consumerSecret: String) {
+        self.consumerKey = consumerKey
+        self.consumerSecret = consumerSecret
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case consumerKey, consumerSecret, requestTokenUrl, authorizeUrl, accessTokenUrl, verifyCredentialsUrl
+    }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TwitterSettings(consumerKey: "", consumerSecret: "")
+        consumerKey = try c.decode(String.self, forKey: .consumerKey)
+        consumerSecret = try c.decode(String.self, forKey: .consumerSecret)
+        requestTokenUrl = try c.decode(.requestTokenUrl, default: d.requestTokenUrl)
+        authorizeUrl = try c.decode(.authorizeUrl, default: d.authorizeUrl)
+        accessTokenUrl = try c.decode(.accessTokenUrl, default: d.accessTokenUrl)
+        verifyCredentialsUrl = try c.decode(.verifyCredentialsUrl, default: d.verifyCredentialsUrl)
     }
 }

@@ -8,7 +8,7 @@
 /// and an OIDC provider's client id with its `issuer`. `enabled: false` turns a provider off, even one the
 /// config file sets up.
 public enum IdentityProviderConfigs {
-    public static let builtIn = ["google.com", "facebook.com", "apple.com"] + OAuthSettings.providers
+    public static let builtIn = ["google.com", "facebook.com", "apple.com", "twitter.com"] + OAuthSettings.providers
 
     public enum Kind: Sendable {
         /// `defaultSupportedIdpConfigs`: Google, Facebook, Apple.
@@ -57,6 +57,17 @@ public enum IdentityProviderConfigs {
                 settings.privateKey = flow["privateKey"]?.stringValue ?? settings.privateKey
             }
             f.apple = settings
+        case "twitter.com":
+            // Twitter's API key and secret (OAuth 1.0a consumer key and secret).
+            guard enabled else { f.twitter = nil; return }
+            guard let clientID else { throw AuthError(.missingOAuthClientID) }
+            guard let secret = config["clientSecret"]?.stringValue ?? f.twitter?.consumerSecret else {
+                throw AuthError(.invalidConfig, "twitter.com needs clientSecret (the API secret)")
+            }
+            var twitter = f.twitter ?? TwitterSettings(consumerKey: clientID, consumerSecret: secret)
+            twitter.consumerKey = clientID
+            twitter.consumerSecret = secret
+            f.twitter = twitter
         case _ where OAuthSettings.providers.contains(id):
             guard enabled else { f.oauth[id] = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
@@ -109,6 +120,10 @@ public enum IdentityProviderConfigs {
                 appleConfig["codeFlowConfig"] = ["teamId": .string(team), "keyId": .string(key)]
             }
             o["appleSignInConfig"] = .object(appleConfig)
+        case "twitter.com":
+            guard let twitter = f.twitter else { return nil }
+            o["clientId"] = .string(twitter.consumerKey)
+            o["clientSecret"] = .string(twitter.consumerSecret)
         case _ where OAuthSettings.providers.contains(id):
             guard let oauth = f.oauth[id] else { return nil }
             o["clientId"] = .string(oauth.clientId)

@@ -53,6 +53,7 @@ extension AuthEngine {
         guard start.sessionHash.count == 64, start.sessionHash.allSatisfy(\.isHexDigit) else {
             throw AuthError(.invalidArgument, "sessionId must be the SHA-256 (hex) of the app's session id.")
         }
+        if start.providerID.lowercased() == FederatedProvider.twitter { return try await startTwitter(start, origin) }
         let flow = try await identityProviders.authorizationCodeFlow(
             start.providerID.lowercased(), settings: origin.project.federation)
         let state = random.token(bytes: 32)
@@ -112,10 +113,35 @@ extension AuthEngine {
         guard let used = try await store.consumePendingAuthorization(stateHash: hash, now: now),
             let verifier = Self.openVerifier(used.sealedVerifier, state: response.state)
         else { throw refused }
+        if used.providerID == FederatedProvider.twitter {
+            // OAuth 1.0a: the state is the request token, the sealed value its secret, the code the verifier.
+            return try await identityProviders.redeemTwitter(
+                settings: origin.project.federation, requestToken: response.state, secret: verifier,
+                verifier: response.code)
+        }
         let flow = try await identityProviders.authorizationCodeFlow(
             used.providerID, settings: origin.project.federation)
         return try await identityProviders.redeem(
             flow, code: response.code, codeVerifier: verifier, redirectURI: used.callbackURL, nonce: used.nonce)
+    }
+
+    /// Twitter's OAuth 1.0a has no `state` or PKCE: the request token plays the state (it comes back as
+    /// `oauth_token`) and its secret, sealed like a verifier, is what the exchange needs besides the verifier.
+    func startTwitter(_ start: BrowserSignInStart, _ origin: RequestOrigin) async throws -> String {
+        let (url, token, secret) = try await identityProviders.twitterAuthorization(
+            settings: origin.project.federation, callback: start.callbackURL, customParameters: start.customParameters)
+        let now = clock.now()
+        try await store.insertPendingAuthorization(
+            PendingAuthorization(
+                stateHash: Self.stateHash(token), projectID: origin.project.projectID,
+                providerID: FederatedProvider.twitter, sessionHash: start.sessionHash.lowercased(),
+                redirectURL: start.redirectURL, callbackURL: start.callbackURL,
+                sealedVerifier: try Self.sealVerifier(secret, state: token), nonce: nil, createdAt: now,
+                expiresAt: now.addingTimeInterval(Self.authorizationLifetime)))
+        logger.info(
+            "browser sign-in started",
+            metadata: ["project": "\(origin.project.projectID)", "provider": "\(FederatedProvider.twitter)"])
+        return url
     }
 
     /// Whether the handler may send the user back to `url`: the app's own callback (`hearth-<project>://firebaseauth/

@@ -54,7 +54,7 @@ public struct IdPSignInResult: Sendable {
     /// Set instead of `tokens` when the user has second factors: the sign-in continues at `mfaSignIn`.
     public var challenge: SecondFactorChallenge? = nil
     /// The provider's tokens from a browser sign-in's code exchange, for `oauthAccessToken`/`oauthIdToken`.
-    public var providerTokens: (accessToken: String?, idToken: String?)? = nil
+    public var providerTokens: (accessToken: String?, idToken: String?, secret: String?)? = nil
 }
 
 extension AuthEngine {
@@ -64,13 +64,13 @@ extension AuthEngine {
 
     public func signInWithIdp(_ request: IdPSignInRequest, origin: RequestOrigin) async throws -> IdPSignInResult {
         let identity: FederatedIdentity
-        var providerTokens: (accessToken: String?, idToken: String?)?
+        var providerTokens: (accessToken: String?, idToken: String?, secret: String?)?
         if let pending = request.pendingToken.nonEmpty {
             identity = try await redeemPendingToken(pending, origin: origin)
         } else if let response = request.browserResponse {
             let redeemed = try await redeemBrowserSignIn(response, origin: origin)
             identity = redeemed.identity
-            providerTokens = (redeemed.accessToken, redeemed.idToken)
+            providerTokens = (redeemed.accessToken, redeemed.idToken, redeemed.tokenSecret)
         } else {
             guard let credential = request.credential else {
                 throw AuthError(.invalidCredentialOrProviderID, "Invalid IdP response/credential.")

@@ -85,6 +85,8 @@ extension AuthRoutes {
             "oauthIdToken": returnIdpCredential || origin.emulator
                 ? .text(credential?.idToken ?? result.providerTokens?.idToken) : nil,
             "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
+            "oauthTokenSecret": returnIdpCredential
+                ? .text(credential?.tokenSecret ?? result.providerTokens?.secret) : nil,
         ])
         return UserEncoding.withSession(response, result.tokens, result.challenge)
     }
@@ -124,8 +126,9 @@ extension AuthRoutes {
             let query = components.percentEncodedQuery
         else { return nil }
         let params = WireRequest.parseForm(query)
-        guard let state = params["state"]?.stringValue, !state.isEmpty, let code = params["code"]?.stringValue,
-            !code.isEmpty
+        // OAuth 1.0a (Twitter) returns `oauth_token` and `oauth_verifier` to a createAuthUri continueUri.
+        guard let state = (params["state"] ?? params["oauthToken"])?.stringValue, !state.isEmpty,
+            let code = (params["code"] ?? params["oauthVerifier"])?.stringValue, !code.isEmpty
         else { return nil }
         return BrowserSignInResponse(state: state, code: code, sessionID: sessionID)
     }
@@ -161,6 +164,7 @@ extension AuthRoutes {
         return ProviderCredential(
             providerID: providerID, idToken: params["idToken"].flatMap { $0.isEmpty ? nil : $0 },
             accessToken: params["accessToken"].flatMap { $0.isEmpty ? nil : $0 },
+            tokenSecret: params["oauthTokenSecret"].flatMap { $0.isEmpty ? nil : $0 },
             rawNonce: params["nonce"].flatMap { $0.isEmpty ? nil : $0 }, appleUser: user)
     }
 }
