@@ -18,7 +18,8 @@ public struct PendingAuthorization: Sendable, Equatable {
     public var redirectURL: String
     /// The `redirect_uri` given to the provider, which the code exchange must repeat.
     public var callbackURL: String
-    /// The PKCE `code_verifier`, AES-GCM sealed (see `PendingAuthorization.seal`'s caller in the engine).
+    /// The PKCE `code_verifier` (for Twitter's OAuth 1.0a, the request token's secret), AES-GCM sealed under a key
+    /// derived from the state by the engine.
     public var sealedVerifier: [UInt8]
     /// The OIDC `nonce` sent in the authorization request; the ID token must carry it.
     public var nonce: String?

@@ -138,30 +138,3 @@ extension IdentityProviders {
         }
     }
 }
-
-extension IdentityProviders {
-    /// Twitter's first leg: a request token whose authorization returns to `callback`, and the URL that asks the
-    /// user (with the app's extra parameters, `force_login` or `screen_name`).
-    public func twitterAuthorization(
-        settings: FederationSettings, callback: String, customParameters: [String: String]
-    ) async throws -> (authorizationURL: String, token: String, secret: String) {
-        guard let twitter = settings.twitter else { throw Self.notEnabled(FederatedProvider.twitter) }
-        let (token, secret) = try await TwitterOAuth1(settings: twitter, http: http).requestToken(callback: callback)
-        let extra = customParameters.sorted { $0.key < $1.key }.filter { $0.key != "oauth_token" }.map {
-            ($0.key, $0.value)
-        }
-        return (ProviderHTTP.url(twitter.authorizeUrl, [("oauth_token", token)] + extra), token, secret)
-    }
-
-    /// Twitter's last leg: the authorized request token and its verifier become an access token and an identity.
-    public func redeemTwitter(
-        settings: FederationSettings, requestToken: String, secret: String, verifier: String
-    ) async throws -> AuthorizationCodeResult {
-        guard let twitter = settings.twitter else { throw Self.notEnabled(FederatedProvider.twitter) }
-        let oauth = TwitterOAuth1(settings: twitter, http: http)
-        let access = try await oauth.accessToken(requestToken: requestToken, secret: secret, verifier: verifier)
-        let identity = try await oauth.identity(accessToken: access.token, secret: access.secret)
-        return AuthorizationCodeResult(
-            identity: identity, accessToken: access.token, idToken: nil, tokenSecret: access.secret)
-    }
-}
