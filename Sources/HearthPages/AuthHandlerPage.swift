@@ -130,6 +130,7 @@ public struct AuthHandlerPage: Sendable {
             case .invalidAPIKey, .missingAPIKey: "auth/invalid-api-key"
             case .invalidIDPResponse: "auth/invalid-credential"
             case .invalidArgument: "auth/argument-error"
+            case .tooManyAttemptsTryLater: "auth/too-many-requests"
             default: "auth/internal-error"
             }
         return ["code": .string(code), "message": .string(error.message)]

@@ -17,7 +17,9 @@ struct BrowserSignInTests {
 
     /// The IdP, a `hearth serve` whose project trusts it for `oidc.corp` and `github.com`, and a client that
     /// does not follow redirects.
-    static func withServer(_ body: @Sendable (TestIdentityProvider, Browser) async throws -> Void) async throws {
+    static func withServer(
+        browserSignInsPerHour: Int = 0, _ body: @Sendable (TestIdentityProvider, Browser) async throws -> Void
+    ) async throws {
         let idp = TestIdentityProvider(keys: [.rsa("rsa-1")])
         try await idp.serve { base in
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-web-\(UUID().uuidString)")
@@ -28,7 +30,10 @@ struct BrowserSignInTests {
                 "projects": [
                     [
                         "projectId": .string(projectID), "apiKeys": [.string(apiKey)],
-                        "rateLimits": ["signUpsPerIPPerHour": 0],
+                        "rateLimits": [
+                            "signUpsPerIPPerHour": 0,
+                            "browserSignInsPerIPPerHour": .number(Double(browserSignInsPerHour)),
+                        ],
                         "federation": [
                             "google": [
                                 "clientIds": ["google-web"], "keysUrl": .string(base + "/google/certs"),
@@ -338,6 +343,23 @@ struct BrowserSignInTests {
             let unknown = try await browser.get(browser.base + "/__/auth/handler?state=forged&code=c")
             #expect(unknown.status == 400)
             #expect(unknown.location == nil)
+        }
+    }
+
+    @Test func browserSignInsPerClientAreLimited() async throws {
+        try await Self.withServer(browserSignInsPerHour: 2) { idp, browser in
+            for _ in 0..<2 {
+                #expect(try await browser.get(browser.handlerURL(provider: "github.com", sessionID: "s")).status == 302)
+            }
+            let limited = try await browser.get(browser.handlerURL(provider: "github.com", sessionID: "s"))
+            let location = try #require(limited.location)
+            #expect(location.hasPrefix(Self.appRedirect + "?"))
+            let error = try JSONValue(parsing: try #require(Self.query(location)["firebaseError"]))
+            #expect(error["code"] == "auth/too-many-requests")
+            let viaAPI = try await browser.post(
+                "accounts:createAuthUri", ["providerId": "github.com", "continueUri": "http://localhost/finish"])
+            #expect(viaAPI.errorCode == "TOO_MANY_ATTEMPTS_TRY_LATER")
+            #expect(idp.authorizeRequests.withLock { $0.isEmpty })
         }
     }
 

@@ -53,6 +53,9 @@ extension AuthEngine {
         guard start.sessionHash.count == 64, start.sessionHash.allSatisfy(\.isHexDigit) else {
             throw AuthError(.invalidArgument, "sessionId must be the SHA-256 (hex) of the app's session id.")
         }
+        try await consumeLimit(
+            "browser-sign-in:ip:\(origin.clientIP ?? "-")",
+            limit: origin.project.rateLimits.browserSignInsPerIPPerHour, windowSeconds: 3600)
         if start.providerID.lowercased() == FederatedProvider.twitter { return try await startTwitter(start, origin) }
         let flow = try await identityProviders.authorizationCodeFlow(
             start.providerID.lowercased(), settings: origin.project.federation)
