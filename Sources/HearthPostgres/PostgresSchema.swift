@@ -239,5 +239,26 @@ enum PostgresSchema {
         Migration(
             version: "v9_mfa_revert",
             statements: ["ALTER TABLE email_action_codes ADD COLUMN mfa_enrollment_id TEXT"]),
+        // Browser sign-in (`/__/auth/handler`): an authorization request waiting for the provider's code, by the
+        // hash of its `state`; the PKCE verifier sealed under a key derived from the state.
+        Migration(
+            version: "v10_oauth_pending",
+            statements: [
+                """
+                CREATE TABLE oauth_pending (
+                  state_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  provider_id TEXT NOT NULL,
+                  session_hash TEXT NOT NULL,
+                  redirect_url TEXT NOT NULL,
+                  callback_url TEXT NOT NULL,
+                  sealed_verifier BYTEA NOT NULL,
+                  nonce TEXT,
+                  created_at BIGINT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX oauth_pending_expiry ON oauth_pending (expires_at)",
+            ]),
     ]
 }

@@ -7,18 +7,21 @@ public struct ProviderCredential: Sendable {
     public var providerID: String
     public var idToken: String?
     public var accessToken: String?
+    /// OAuth 1.0a (Twitter): the access token's secret.
+    public var tokenSecret: String?
     /// The raw nonce whose SHA-256 (hex) the app sent to the provider.
     public var rawNonce: String?
     /// Apple's `user` JSON (`{"name":{"firstName","lastName"}}`), sent by the app on the first sign-in only.
     public var appleUser: JSONValue?
 
     public init(
-        providerID: String, idToken: String? = nil, accessToken: String? = nil, rawNonce: String? = nil,
-        appleUser: JSONValue? = nil
+        providerID: String, idToken: String? = nil, accessToken: String? = nil, tokenSecret: String? = nil,
+        rawNonce: String? = nil, appleUser: JSONValue? = nil
     ) {
         self.providerID = providerID
         self.idToken = idToken
         self.accessToken = accessToken
+        self.tokenSecret = tokenSecret
         self.rawNonce = rawNonce
         self.appleUser = appleUser
     }
@@ -72,6 +75,7 @@ public enum FederatedProvider {
     public static let apple = "apple.com"
     public static let google = "google.com"
     public static let facebook = "facebook.com"
+    public static let twitter = "twitter.com"
 }
 
 /// The nonce rule (Apple, Facebook Limited Login, OIDC): whenever the token or the request has a nonce, the

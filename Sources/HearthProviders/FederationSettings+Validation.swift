@@ -25,6 +25,18 @@ extension FederationSettings {
             if oidc.clientIds.isEmpty { found.append("\(id).clientIds must list the client ids") }
             if URL(string: oidc.issuer)?.scheme == nil { found.append("\(id).issuer must be a URL") }
         }
+        if let twitter, twitter.consumerKey.isEmpty || twitter.consumerSecret.isEmpty {
+            found.append("twitter needs consumerKey and consumerSecret")
+        }
+        for (id, oauth) in oauth.sorted(by: { $0.key < $1.key }) {
+            if oauth.clientId.isEmpty || oauth.clientSecret.isEmpty {
+                found.append("oauth.\(id) needs clientId and clientSecret")
+            }
+            for url in [oauth.authorizationUrl, oauth.tokenUrl, oauth.userInfoUrl, oauth.emailsUrl].compactMap({ $0 })
+            where URL(string: url)?.host == nil {
+                found.append("oauth.\(id): \(url) is not an absolute URL")
+            }
+        }
         return found
     }
 }

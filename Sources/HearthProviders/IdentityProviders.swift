@@ -10,8 +10,8 @@ public final class IdentityProviders: Sendable {
     let http: ProviderHTTP
     let clock: AuthClock
     private let keySets = Mutex<[String: RemoteKeySet]>([:])
-    /// OIDC discovery answers: issuer → (jwks_uri, fetched at).
-    private let discovered = Mutex<[String: (String, Date)]>([:])
+    /// OIDC discovery answers: issuer → (document, fetched at).
+    private let discovered = Mutex<[String: (JSONValue, Date)]>([:])
     static let discoveryLifetime: TimeInterval = 3600
 
     /// - Parameter timeout: how long a provider may take to answer before the sign-in fails with INVALID_IDP_RESPONSE.
@@ -58,10 +58,9 @@ public final class IdentityProviders: Sendable {
 
         case FederatedProvider.google:
             guard let google = settings.google else { throw Self.notEnabled(provider) }
-            // Google sign-in with only an OAuth access token needs Google's userinfo endpoint; ID tokens are the
-            // documented path for mobile apps.
             guard let token = credential.idToken else {
-                throw AuthError(.invalidIDPResponse, "Google sign-in needs the id_token.")
+                return try await GoogleAccessToken(settings: google, http: http).identity(
+                    accessToken: Self.require(credential.accessToken), now: now)
             }
             let claims = try await ProviderTokenCheck(
                 issuers: google.issuers, audiences: google.clientIds, keys: keySet(google.keysUrl)
@@ -90,6 +89,13 @@ public final class IdentityProviders: Sendable {
             return try await FacebookGraph(settings: facebook, http: http).identity(
                 accessToken: Self.require(credential.accessToken))
 
+        case FederatedProvider.twitter:
+            guard let twitter = settings.twitter else { throw Self.notEnabled(provider) }
+            guard let token = credential.accessToken, let secret = credential.tokenSecret else {
+                throw AuthError(.invalidIDPResponse, "Twitter sign-in needs the access token and its secret.")
+            }
+            return try await TwitterOAuth1(settings: twitter, http: http).identity(accessToken: token, secret: secret)
+
         default:
             guard provider.hasPrefix("oidc.") else {
                 throw AuthError(.invalidProviderID, "Provider Id is not supported: \(provider)")
@@ -105,19 +111,29 @@ public final class IdentityProviders: Sendable {
         }
     }
 
-    /// The `jwks_uri` of an OIDC issuer's discovery document, cached for an hour.
+    /// The `jwks_uri` of an OIDC issuer's discovery document.
     func jwksURI(issuer: String) async throws -> String {
+        guard let uri = try await discovery(issuer: issuer)["jwks_uri"]?.stringValue else {
+            throw AuthError(.invalidIDPResponse, "The OIDC discovery document of \(issuer) names no jwks_uri.")
+        }
+        return uri
+    }
+
+    /// An OIDC issuer's discovery document, cached for an hour; its `issuer` must be the one asked for.
+    func discovery(issuer: String) async throws -> JSONValue {
         let now = clock.now()
-        if let (uri, at) = discovered.withLock({ $0[issuer] }), now.timeIntervalSince(at) < Self.discoveryLifetime {
-            return uri
+        if let (document, at) = discovered.withLock({ $0[issuer] }),
+            now.timeIntervalSince(at) < Self.discoveryLifetime
+        {
+            return document
         }
         let base = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
         let reply = try await http.get(base + "/.well-known/openid-configuration")
-        guard reply.status == 200, reply.json["issuer"]?.stringValue == issuer,
-            let uri = reply.json["jwks_uri"]?.stringValue
-        else { throw AuthError(.invalidIDPResponse, "The OIDC discovery document of \(issuer) could not be used.") }
-        discovered.withLock { $0[issuer] = (uri, now) }
-        return uri
+        guard reply.status == 200, reply.json["issuer"]?.stringValue == issuer else {
+            throw AuthError(.invalidIDPResponse, "The OIDC discovery document of \(issuer) could not be used.")
+        }
+        discovered.withLock { $0[issuer] = (reply.json, now) }
+        return reply.json
     }
 
     static func isConfigured(_ provider: String, _ settings: FederationSettings) -> Bool {
@@ -125,6 +141,7 @@ public final class IdentityProviders: Sendable {
         case FederatedProvider.apple: settings.apple != nil
         case FederatedProvider.google: settings.google != nil
         case FederatedProvider.facebook: settings.facebook != nil
+        case FederatedProvider.twitter: settings.twitter != nil
         default: settings.oidc[provider] != nil
         }
     }

@@ -25,6 +25,14 @@ public struct ProviderHTTP: Sendable {
         try await send(HTTPClientRequest(url: url))
     }
 
+    /// A GET with an OAuth access token (`Authorization: Bearer`); GitHub's API also insists on a User-Agent.
+    public func get(_ url: String, bearer token: String) async throws -> Reply {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "User-Agent", value: "Hearth")
+        return try await send(request)
+    }
+
     public func postForm(_ url: String, _ form: [(String, String)]) async throws -> Reply {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -43,6 +51,20 @@ public struct ProviderHTTP: Sendable {
         } catch {}
         throw AuthError(
             .invalidIDPResponse, "The identity provider at \(host) could not be reached or answered nonsense.")
+    }
+
+    /// Sends `request` and returns the status and the raw body (OAuth 1.0a's form-encoded answers).
+    func sendRaw(_ request: HTTPClientRequest) async throws -> (status: Int, body: String) {
+        let host = URL(string: request.url)?.host ?? request.url
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (Int(response.status.code), String(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
+            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) did not answer in time.")
+        } catch {
+            throw AuthError(.invalidIDPResponse, "The identity provider at \(host) could not be reached.")
+        }
     }
 
     /// Sends and reads a JSON answer; any status is returned so callers can read providers' error bodies.

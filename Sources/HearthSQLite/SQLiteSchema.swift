@@ -216,6 +216,26 @@ enum SQLiteSchema {
         m.registerMigration("v9_mfa_revert") { db in
             try db.execute(sql: "ALTER TABLE email_action_codes ADD COLUMN mfa_enrollment_id TEXT")
         }
+        // Browser sign-in (`/__/auth/handler`): an authorization request waiting for the provider's code, by the
+        // hash of its `state`; the PKCE verifier sealed under a key derived from the state.
+        m.registerMigration("v10_oauth_pending") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE oauth_pending (
+                      state_hash BLOB PRIMARY KEY NOT NULL,
+                      project_id TEXT NOT NULL,
+                      provider_id TEXT NOT NULL,
+                      session_hash TEXT NOT NULL,
+                      redirect_url TEXT NOT NULL,
+                      callback_url TEXT NOT NULL,
+                      sealed_verifier BLOB NOT NULL,
+                      nonce TEXT,
+                      created_at INTEGER NOT NULL,
+                      expires_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX oauth_pending_expiry ON oauth_pending (expires_at);
+                    """)
+        }
         return m
     }
 }

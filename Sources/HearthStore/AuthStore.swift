@@ -123,6 +123,15 @@ public protocol AuthStore: Sendable {
     /// Deletes the step and returns it if it was live: each works once, even under concurrent use.
     func consumePendingSecondFactor(hash: [UInt8], projectID: String, now: Date) async throws -> PendingSecondFactor?
 
+    // MARK: Browser sign-in
+
+    /// Stores an authorization request the handler sent to a provider (and forgets expired ones).
+    func insertPendingAuthorization(_ pending: PendingAuthorization) async throws
+    /// The live request with this state hash, without using it up (the provider's redirect back to the handler).
+    func pendingAuthorization(stateHash: [UInt8], now: Date) async throws -> PendingAuthorization?
+    /// Deletes the request and returns it if it was live: each code exchange happens once, even under concurrent use.
+    func consumePendingAuthorization(stateHash: [UInt8], now: Date) async throws -> PendingAuthorization?
+
     /// Project settings changed at run time through the admin config API, as JSON object text.
     func projectSettings(projectID: String) async throws -> String?
     func saveProjectSettings(projectID: String, settings: String, at: Date) async throws

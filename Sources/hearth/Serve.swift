@@ -138,7 +138,10 @@ struct Serve: AsyncParsableCommand {
         let app = HearthApplication.make(
             engine: runtime.engine, host: configuration.host, port: configuration.port,
             publicKeyCacheSeconds: configuration.publicKeyCacheSeconds, http: http, tls: tls,
-            pages: { ActionPages(engine: runtime.engine).register(on: $0) }, logger: logger
+            pages: {
+                ActionPages(engine: runtime.engine).register(on: $0)
+                AuthHandlerPage(engine: runtime.engine, publicURL: configuration.publicURL).register(on: $0)
+            }, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on \(tls == nil ? "http" : "https")://\(host):\(port)")
         }

@@ -7,7 +7,8 @@ import Synchronization
 
 /// A minimal HTTP server on 127.0.0.1 that answers GETs with fixed JSON bodies: stands in for Apple's key
 /// endpoint, so the real `hearth` binary verifies identity tokens these tests sign, with real signatures.
-/// POSTs go to `onPost` (path, body) and are answered 200 `{}`: APNs, for the silent push.
+/// POSTs go to `onPost` (path, body) and are answered with the body under `"POST <path>"`, or 200 `{}`: APNs, for
+/// the silent push; an OAuth token endpoint.
 /// One connection at a time, `Connection: close`; enough for a key set fetched once per test.
 final class KeyServer: @unchecked Sendable {
     let port: Int
@@ -52,9 +53,13 @@ final class KeyServer: @unchecked Sendable {
             let (request, posted) = readRequest(client)
             let path = request.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
             var body = bodies[path]
-            if request.hasPrefix("POST "), let onPost {
-                onPost(path, posted)
-                body = Data("{}".utf8)
+            if request.hasPrefix("POST ") {
+                onPost?(path, posted)
+                if let answer = bodies["POST " + path] {
+                    body = answer
+                } else if onPost != nil {
+                    body = Data("{}".utf8)
+                }
             }
             let head =
                 "HTTP/1.1 \(body == nil ? "404 Not Found" : "200 OK")\r\nContent-Type: application/json\r\n"

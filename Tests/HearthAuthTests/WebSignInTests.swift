@@ -1,5 +1,10 @@
 import Foundation
+import Synchronization
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @testable import HearthAuth
 
@@ -91,6 +96,96 @@ struct WebSignInTests {
             try request.credential(fromCallback: URL(string: "otherapp://firebaseauth/link?x=1")!)
         }
         #expect(foreign?.code == AuthErrorCode.webSignInUserInteractionFailure.rawValue)
+    }
+
+    /// The whole browser flow against the real server's `/__/auth/handler`, with the SDK's own URL and callback
+    /// handling: only the browser is played by the test (it stops at each redirect), and the provider's consent by
+    /// a redirect back to the handler. The GitHub-shaped provider's token and profile endpoints are `KeyServer`'s.
+    @Test func theServersHandlerCompletesASignInForTheSDK() async throws {
+        let tokenRequests = Mutex<[String]>([])
+        let provider = try KeyServer(
+            bodies: [
+                "POST /token": Data(#"{"access_token":"gh-access","token_type":"bearer"}"#.utf8),
+                "/user": Data(#"{"id":777,"login":"sdk-octo","name":"SDK Octo","email":"octo-sdk@example.com"}"#.utf8),
+            ],
+            onPost: { path, body in tokenRequests.withLock { $0.append(String(decoding: body, as: UTF8.self)) } })
+        defer { provider.stop() }
+        let server = try await TestServer(federation: [
+            "oauth": [
+                "github.com": [
+                    "clientId": "gh-client", "clientSecret": "gh-secret",
+                    "authorizationUrl": provider.base + "/authorize", "tokenUrl": provider.base + "/token",
+                    "userInfoUrl": provider.base + "/user",
+                    "emailsUrl": provider.base + "/emails",
+                ]
+            ]
+        ])
+        defer { server.stop() }
+        let auth = server.makeAuth()
+        let web = auth.webSignInRequest(providerID: "github.com", scopes: ["repo"], customParameters: ["login": "x"])
+
+        let toProvider = try await Self.redirect(from: web.handlerURL)
+        #expect(toProvider.absoluteString.hasPrefix(provider.base + "/authorize?"))
+        let asked = Self.query(toProvider)
+        #expect(asked["scope"] == "read:user user:email repo")
+        #expect(asked["login"] == "x")
+        let handler = try #require(asked["redirect_uri"])
+        let state = try #require(asked["state"])
+        // The user approves; the provider sends the browser back to the handler, which sends it to the app.
+        let callback = try await Self.redirect(from: URL(string: "\(handler)?code=gh-code&state=\(state)")!)
+        #expect(web.isCallback(callback))
+
+        let result = try await auth.signIn(with: try web.credential(fromCallback: callback))
+        #expect(result.user.email == "octo-sdk@example.com")
+        #expect(result.user.displayName == "SDK Octo")
+        #expect(result.user.providerData.map(\.providerID) == ["github.com"])
+        #expect(result.additionalUserInfo?.isNewUser == true)
+        let exchange = Self.form(try #require(tokenRequests.withLock { $0.first }))
+        #expect(exchange["code"] == "gh-code")
+        #expect(exchange["client_secret"] == "gh-secret")
+        #expect((exchange["code_verifier"] ?? "").count >= 43)
+
+        // The provider's redirect is accepted once.
+        let replay = try await Self.answer(URL(string: "\(handler)?code=gh-code&state=\(state)")!)
+        #expect(replay.statusCode == 400)
+    }
+
+    /// A session that shows redirects instead of following them, as the browser's address bar would.
+    final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) { completionHandler(nil) }
+    }
+
+    static func answer(_ url: URL) async throws -> HTTPURLResponse {
+        let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (_, response) = try await session.data(from: url)
+        return try #require(response as? HTTPURLResponse)
+    }
+
+    static func redirect(from url: URL) async throws -> URL {
+        let response = try await answer(url)
+        #expect(response.statusCode == 302)
+        return try #require(response.value(forHTTPHeaderField: "Location").flatMap(URL.init(string:)))
+    }
+
+    static func query(_ url: URL) -> [String: String] {
+        var out: [String: String] = [:]
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
+            out[item.name] = item.value ?? ""
+        }
+        return out
+    }
+
+    static func form(_ body: String) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? "" }
+            if kv.count == 2 { out[kv[0]] = kv[1] }
+        }
+        return out
     }
 
     @Test func canHandleRecognisesOnlyThisAppsRedirect() async throws {

@@ -448,4 +448,52 @@ struct IdentityProviderConfigTests {
             #expect(try await c.send(base, method: .get).status == 401, "admins only")
         }
     }
+
+    @Test func browserSignInProvidersTakeTheirClientSecret() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let builtIn = "/v2/projects/\(h.projectID)/defaultSupportedIdpConfigs"
+            #expect(
+                try await c.admin("\(builtIn)?idpId=github.com", ["clientId": "gh"], token: token).errorCode
+                    == "INVALID_CONFIG", "GitHub signs in through the browser only and needs the secret")
+            let github = try await c.admin(
+                "\(builtIn)?idpId=github.com", ["clientId": "gh", "clientSecret": "gh-secret"], token: token)
+            #expect(github.status == 200, "\(github.json)")
+            #expect(github.string("clientSecret") == "gh-secret")
+            #expect(h.engine.projects.config(h.projectID)?.federation.oauth["github.com"]?.clientSecret == "gh-secret")
+            let listed = try await c.admin(builtIn, token: token, method: .get)
+            #expect(
+                listed["defaultSupportedIdpConfigs"]?.arrayValue?.compactMap { $0["name"]?.stringValue }
+                    == ["projects/\(h.projectID)/defaultSupportedIdpConfigs/github.com"])
+
+            let twitter = try await c.admin(
+                "\(builtIn)?idpId=twitter.com", ["clientId": "tw-key", "clientSecret": "tw-secret"], token: token)
+            #expect(twitter.status == 200, "\(twitter.json)")
+            #expect(h.engine.projects.config(h.projectID)?.federation.twitter?.consumerKey == "tw-key")
+            #expect(try await c.admin("\(builtIn)/twitter.com", token: token, method: .delete).status == 200)
+            #expect(h.engine.projects.config(h.projectID)?.federation.twitter == nil)
+
+            let oidc = "/v2/projects/\(h.projectID)/oauthIdpConfigs"
+            #expect(
+                try await c.admin(
+                    "\(oidc)?oauthIdpConfigId=oidc.code",
+                    ["clientId": "web", "issuer": "https://id.example", "responseType": ["code": true]], token: token
+                ).errorCode == "INVALID_CONFIG")
+            let code = try await c.admin(
+                "\(oidc)?oauthIdpConfigId=oidc.code",
+                [
+                    "clientId": "web", "issuer": "https://id.example", "clientSecret": "s3cret",
+                    "responseType": ["code": true, "idToken": false],
+                ], token: token)
+            #expect(code.status == 200, "\(code.json)")
+            #expect(code["responseType"]?["code"] == true)
+            #expect(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.code"]?.clientSecret == "s3cret")
+            let tokensOnly = try await c.admin(
+                "\(oidc)/oidc.code?updateMask=responseType", ["responseType": ["idToken": true]], token: token,
+                method: .patch)
+            #expect(tokensOnly.status == 200)
+            #expect(tokensOnly["responseType"]?["code"] != true)
+            #expect(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.code"]?.clientSecret == nil)
+        }
+    }
 }

@@ -36,7 +36,12 @@ struct OpenAPITests {
     /// The router's routes, with the host-prefixed aliases folded into the path they repeat.
     static func served() async throws -> Set<String> {
         let h = try await Harness(emulator: true)
-        let router = HearthApplication.router(engine: h.engine, pages: { ActionPages(engine: h.engine).register(on: $0) })
+        let router = HearthApplication.router(
+            engine: h.engine,
+            pages: {
+                ActionPages(engine: h.engine).register(on: $0)
+                AuthHandlerPage(engine: h.engine, publicURL: nil).register(on: $0)
+            })
         let all = Set(router.routes.map { "\($0.method) \($0.path)" })
         return Set(
             all.map { route in

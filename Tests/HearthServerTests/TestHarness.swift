@@ -87,7 +87,12 @@ struct Harness {
     /// Runs `body` against the router without a socket.
     func run(_ body: @Sendable (Client) async throws -> Void) async throws {
         let app = Application(
-            router: HearthApplication.router(engine: engine, pages: { ActionPages(engine: engine).register(on: $0) }),
+            router: HearthApplication.router(
+                engine: engine,
+                pages: {
+                    ActionPages(engine: engine).register(on: $0)
+                    AuthHandlerPage(engine: engine, publicURL: nil).register(on: $0)
+                }),
             logger: testLogger)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await app.test(.router) { client in try await body(Client(client: client)) }

@@ -9,7 +9,10 @@ import Testing
 
 /// A real identity provider on 127.0.0.1 for tests: JWKS endpoints (Apple-, Google-, Facebook- and OIDC-shaped
 /// paths), an OIDC discovery document, and Graph-shaped `debug_token` and `/me`. It signs real RS256 and ES256
-/// tokens, can rotate keys, answer slowly or fail, and counts what it was asked.
+/// tokens, can rotate keys, answer slowly or fail, and counts what it was asked. For browser sign-in it is an
+/// OAuth 2.0 authorization server: `/oauth/authorize` (approves at once, or answers `error`), `/oauth/token`
+/// (checks the client secret, the redirect URI and PKCE S256; codes work once), OIDC `/oauth/userinfo`, and
+/// GitHub-shaped `/github/user` and `/github/user/emails`.
 final class TestIdentityProvider: Sendable {
     struct SigningKey: Sendable {
         enum Material: Sendable {
@@ -93,6 +96,51 @@ final class TestIdentityProvider: Sendable {
     let appleCodes = Mutex<[String: String]>([:])
     let appleRevoked = Mutex<[String]>([])
 
+    /// An authorization the provider approved, waiting for its code to be exchanged.
+    struct AuthorizationGrant: Sendable {
+        var clientID: String
+        var redirectURI: String
+        var challenge: String
+        var nonce: String?
+        var user: [String: JSONValue]
+    }
+
+    static let oauthClientSecret = "oauth-client-secret"
+    /// The user the next authorization approves (OIDC claims; GitHub's profile is derived from them).
+    let oauthUser = Mutex<[String: JSONValue]>([
+        "sub": "oauth-user-1", "email": "grace@example.com", "email_verified": true, "name": "Grace Hopper",
+    ])
+    /// When set, `/oauth/authorize` refuses with this `error`.
+    let authorizeError = Mutex<String?>(nil)
+    /// The query of every authorization request, in order.
+    let authorizeRequests = Mutex<[[String: String]]>([])
+    let grants = Mutex<[String: AuthorizationGrant]>([:])
+    private let baseURL = Mutex("")
+
+    /// Twitter's OAuth 1.0a: consumer credentials, request tokens (secret, callback, verifier once authorized) and
+    /// access tokens (secret), the account the next authorization approves.
+    static let twitterKey = "tw-consumer-key"
+    static let twitterSecret = "tw-consumer-secret"
+    let twitterRequestTokens = Mutex<[String: (secret: String, callback: String, verifier: String?)]>([:])
+    let twitterAccessTokens = Mutex<[String: String]>([:])
+    let twitterUser = Mutex<JSONValue>([
+        "id_str": "1234567890", "name": "Tweety", "screen_name": "tweety", "email": "tweety@example.com",
+        "profile_image_url_https": "https://pbs.example.com/tweety.jpg",
+    ])
+    /// The provider's base URL while it serves.
+    func base() -> String { baseURL.withLock { $0 } }
+    let accessTokens = Mutex<[String: [String: JSONValue]]>([:])
+    /// The client each access token was issued to, for Google-shaped `/google/tokeninfo`.
+    let issuedTo = Mutex<[String: String]>([:])
+
+    /// An access token for `user`, as if the provider had issued it to `client` (a Google Sign-In token).
+    func issueAccessToken(client: String, user: [String: JSONValue]) -> String {
+        let token = "access-" + UUID().uuidString
+        accessTokens.withLock { $0[token] = user }
+        issuedTo.withLock { $0[token] = client }
+        return token
+    }
+
     init(keys: [SigningKey]) { published = Mutex(keys) }
 
     func fetches(_ path: String) -> Int { requests.withLock { $0.filter { $0 == path }.count } }
@@ -111,7 +159,66 @@ final class TestIdentityProvider: Sendable {
             switch path {
             case "/oidc/.well-known/openid-configuration":
                 let b = base.withLock { $0 }
-                return Self.json(["issuer": .string(b + "/oidc"), "jwks_uri": .string(b + "/oidc/jwks")])
+                return Self.json([
+                    "issuer": .string(b + "/oidc"), "jwks_uri": .string(b + "/oidc/jwks"),
+                    "authorization_endpoint": .string(b + "/oauth/authorize"),
+                    "token_endpoint": .string(b + "/oauth/token"),
+                    "userinfo_endpoint": .string(b + "/oauth/userinfo"),
+                ])
+            case "/oauth/authorize":
+                return self.authorize(request)
+            case "/twitter/authorize":
+                let token = request.uri.queryParameters["oauth_token"].map(String.init) ?? ""
+                guard let pending = self.twitterRequestTokens.withLock({ $0[token] }) else {
+                    return Self.json(["error": "unknown token"], status: .badRequest)
+                }
+                if self.authorizeError.withLock({ $0 }) != nil {
+                    return Response(status: .found, headers: [.location: pending.callback + "?denied=\(token)"])
+                }
+                let verifier = "verifier-" + UUID().uuidString
+                self.twitterRequestTokens.withLock { $0[token]?.verifier = verifier }
+                return Response(
+                    status: .found,
+                    headers: [.location: pending.callback + "?oauth_token=\(token)&oauth_verifier=\(verifier)"])
+            case "/twitter/verify_credentials.json":
+                var query: [(String, String)] = []
+                for (k, v) in request.uri.queryParameters { query.append((String(k), String(v))) }
+                let signed = self.twitterSigned(
+                    "GET", base.withLock { $0 } + path, request.headers[.authorization], query: query,
+                    tokenSecret: { _, token in self.twitterAccessTokens.withLock { $0[token] } })
+                guard let token = signed, !token.isEmpty else {
+                    return Self.json(["errors": [["code": 89]]], status: .unauthorized)
+                }
+                return Self.json(self.twitterUser.withLock { $0 })
+            case "/google/tokeninfo":
+                let token = request.uri.queryParameters["access_token"].map(String.init) ?? ""
+                guard let user = self.accessTokens.withLock({ $0[token] }),
+                    let client = self.issuedTo.withLock({ $0[token] })
+                else { return Self.json(["error": "invalid_token"], status: .badRequest) }
+                return Self.json([
+                    "aud": .string(client), "azp": .string(client), "sub": user["sub"] ?? .null,
+                    "exp": .string(String(Int(Date().timeIntervalSince1970) + 3000)), "scope": "openid email",
+                ])
+            case "/oauth/userinfo", "/google/userinfo", "/github/user", "/github/user/emails":
+                let bearer = request.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
+                guard let user = self.accessTokens.withLock({ $0[bearer] }) else {
+                    return Self.json(["error": "invalid_token"], status: .unauthorized)
+                }
+                switch path {
+                case "/oauth/userinfo", "/google/userinfo": return Self.json(.object(user))
+                case "/github/user":
+                    return Self.json([
+                        // GitHub ids are numbers; derived from the subject so each user keeps one.
+                        "id": .number(Double(Self.numericID(user["sub"]?.stringValue ?? ""))),
+                        "login": .string(user["sub"]?.stringValue ?? ""), "name": user["name"] ?? .null,
+                        "email": .null, "avatar_url": "https://avatars.example.com/u/1",
+                    ])
+                default:
+                    return Self.json([
+                        ["email": "other@example.com", "primary": false, "verified": true],
+                        ["email": user["email"] ?? .null, "primary": true, "verified": user["email_verified"] ?? false],
+                    ])
+                }
             case "/graph/debug_token":
                 let token = request.uri.queryParameters["input_token"].map(String.init) ?? ""
                 let appToken = request.uri.queryParameters["access_token"].map(String.init) ?? ""
@@ -151,6 +258,10 @@ final class TestIdentityProvider: Sendable {
             if self.failing.withLock({ $0 }) {
                 return Self.json(["error": "unavailable"], status: .internalServerError)
             }
+            if path == "/oauth/token" { return self.token(form, issuer: base.withLock { $0 } + "/oidc") }
+            if path.hasPrefix("/twitter/") {
+                return self.twitterPost(path, url: base.withLock { $0 } + path, header: request.headers[.authorization])
+            }
             guard self.validAppleClientSecret(form["client_secret"], clientID: form["client_id"]) else {
                 return Self.json(["error": "invalid_client"], status: .badRequest)
             }
@@ -175,8 +286,135 @@ final class TestIdentityProvider: Sendable {
         }
         try await serveOnLoopback(router) { url in
             base.withLock { $0 = url }
+            self.baseURL.withLock { $0 = url }
             try await body(url)
         }
+    }
+
+    static func numericID(_ subject: String) -> Int { subject.utf8.reduce(7) { ($0 * 31 + Int($1)) % 1_000_003 } }
+
+    /// Approves at once: a code for the requested client and redirect URI, bound to the PKCE challenge.
+    func authorize(_ request: Request) -> Response {
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters { query[String(key)] = String(value) }
+        authorizeRequests.withLock { $0.append(query) }
+        guard let redirect = query["redirect_uri"], let state = query["state"] else {
+            return Self.json(["error": "invalid_request"], status: .badRequest)
+        }
+        func back(_ items: [(String, String)]) -> Response {
+            var c = URLComponents(string: redirect)!
+            c.queryItems = (c.queryItems ?? []) + items.map { URLQueryItem(name: $0.0, value: $0.1) }
+            return Response(status: .found, headers: [.location: c.string!])
+        }
+        if let error = authorizeError.withLock({ $0 }) {
+            return back([("error", error), ("error_description", "The user said no."), ("state", state)])
+        }
+        guard query["response_type"] == "code", query["code_challenge_method"] == "S256",
+            let challenge = query["code_challenge"], let client = query["client_id"]
+        else { return back([("error", "invalid_request"), ("state", state)]) }
+        let code = "code-" + UUID().uuidString
+        let grant = AuthorizationGrant(
+            clientID: client, redirectURI: redirect, challenge: challenge, nonce: query["nonce"],
+            user: oauthUser.withLock { $0 })
+        grants.withLock { $0[code] = grant }
+        return back([("code", code), ("state", state)])
+    }
+
+    /// The token endpoint: the client secret, the same redirect URI, and a verifier whose S256 is the challenge.
+    func token(_ form: [String: String], issuer: String) -> Response {
+        guard form["client_secret"] == Self.oauthClientSecret else {
+            return Self.json(["error": "invalid_client"], status: .unauthorized)
+        }
+        guard form["grant_type"] == "authorization_code", let code = form["code"],
+            let grant = grants.withLock({ $0.removeValue(forKey: code) }), grant.clientID == form["client_id"],
+            grant.redirectURI == form["redirect_uri"], let verifier = form["code_verifier"],
+            Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8)))) == grant.challenge
+        else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
+        let access = issueAccessToken(client: grant.clientID, user: grant.user)
+        var claims = grant.user
+        let now = Date().timeIntervalSince1970
+        claims["iss"] = .string(issuer)
+        claims["aud"] = .string(grant.clientID)
+        claims["iat"] = .number(now.rounded(.down))
+        claims["exp"] = .number(now.rounded(.down) + 600)
+        if let nonce = grant.nonce { claims["nonce"] = .string(nonce) }
+        let key = published.withLock { $0[0] }
+        return Self.json([
+            "access_token": .string(access), "token_type": "Bearer", "expires_in": 3600,
+            "id_token": .string(try! key.sign(claims)),
+        ])
+    }
+
+    /// Twitter's request-token and access-token endpoints, answering form-encoded bodies.
+    func twitterPost(_ path: String, url: String, header: String?) -> Response {
+        func form(_ text: String, _ status: HTTPResponse.Status = .ok) -> Response {
+            Response(
+                status: status, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        let params = Self.oauthParameters(header)
+        switch path {
+        case "/twitter/request_token":
+            guard twitterSigned("POST", url, header, query: [], tokenSecret: { _, _ in nil }) != nil,
+                let callback = params["oauth_callback"]
+            else { return form("error=bad_signature", .unauthorized) }
+            let token = "req-" + UUID().uuidString
+            let secret = "req-secret-" + UUID().uuidString
+            twitterRequestTokens.withLock { $0[token] = (secret, callback, nil) }
+            return form("oauth_token=\(token)&oauth_token_secret=\(secret)&oauth_callback_confirmed=true")
+        case "/twitter/access_token":
+            guard
+                let token = twitterSigned(
+                    "POST", url, header, query: [],
+                    tokenSecret: { _, token in self.twitterRequestTokens.withLock { $0[token]?.secret } }),
+                let pending = twitterRequestTokens.withLock({ $0.removeValue(forKey: token) }),
+                pending.verifier != nil, pending.verifier == params["oauth_verifier"]
+            else { return form("error=invalid_verifier", .unauthorized) }
+            let access = "acc-" + UUID().uuidString
+            let secret = "acc-secret-" + UUID().uuidString
+            twitterAccessTokens.withLock { $0[access] = secret }
+            return form("oauth_token=\(access)&oauth_token_secret=\(secret)&user_id=1234567890&screen_name=tweety")
+        default:
+            return Self.json(["error": "not_found"], status: .notFound)
+        }
+    }
+
+    /// The `oauth_token` of a correctly signed OAuth 1.0a request ("" without one), or nil when the signature (by
+    /// the consumer secret and the token's secret) does not verify. An independent RFC 5849 implementation.
+    func twitterSigned(
+        _ method: String, _ url: String, _ header: String?, query: [(String, String)],
+        tokenSecret: ([String: String], String) -> String?
+    ) -> String? {
+        var params = Self.oauthParameters(header)
+        guard params["oauth_consumer_key"] == Self.twitterKey, params["oauth_signature_method"] == "HMAC-SHA1",
+            let signature = params.removeValue(forKey: "oauth_signature")
+        else { return nil }
+        let token = params["oauth_token"] ?? ""
+        let secret = token.isEmpty ? "" : (tokenSecret(params, token) ?? "unknown-token")
+        func escape(_ s: String) -> String {
+            s.addingPercentEncoding(
+                withAllowedCharacters: CharacterSet(
+                    charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? s
+        }
+        let pairs = (params.map { ($0.key, $0.value) } + query).map { escape($0.0) + "=" + escape($0.1) }.sorted()
+        let base = "\(method)&\(escape(url))&\(escape(pairs.joined(separator: "&")))"
+        let key = SymmetricKey(data: Data("\(escape(Self.twitterSecret))&\(escape(secret))".utf8))
+        let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Data(base.utf8), using: key)
+        let expected = Data(mac).base64EncodedString()
+        return expected == signature ? token : nil
+    }
+
+    /// `OAuth k="v", …` → [k: v], percent-decoded.
+    static func oauthParameters(_ header: String?) -> [String: String] {
+        guard let header, header.hasPrefix("OAuth ") else { return [:] }
+        var out: [String: String] = [:]
+        for part in header.dropFirst(6).split(separator: ",") {
+            let kv = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { continue }
+            out[kv[0].removingPercentEncoding ?? kv[0]] =
+                kv[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).removingPercentEncoding
+        }
+        return out
     }
 
     /// Apple's check of a client secret: an ES256 JWT by the team's key, for this client, addressed to Apple.

@@ -12,14 +12,9 @@ import time
 
 import pytest
 
-from conftest import free_port, start
+from conftest import browser, free_port, needs_chromium, start
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM and CHROMEDRIVER),
-    reason="needs Debian's chromium and chromium-driver (apt-get install chromium chromium-driver; .ci/run does)",
-)
+pytestmark = needs_chromium
 
 
 @pytest.fixture
@@ -69,22 +64,6 @@ def received(directory):
                 return json.load(f)
         time.sleep(0.1)
     raise AssertionError("no e-mail arrived")
-
-
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ["SE_OFFLINE"] = "true"  # Selenium Manager must not fetch drivers
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-default-apps", "--disable-domain-reliability", "--no-proxy-server",
-                # Any host but loopback fails to resolve: no traffic leaves 127.0.0.1.
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"]:
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
 def test_a_user_resets_their_password_from_the_email(mailing_hearth):

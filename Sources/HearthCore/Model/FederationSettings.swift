@@ -14,6 +14,11 @@ public struct FederationSettings: Sendable, Equatable, Codable {
     public var oidc: [String: OIDCSettings] = [:]
     /// Game Center (`accounts:signInWithGameCenter`).
     public var gameCenter: GameCenterSettings?
+    /// OAuth 2.0 providers that sign in only through the browser (`/__/auth/handler`), by provider id:
+    /// `github.com`, `microsoft.com`, `yahoo.com`, `linkedin.com`.
+    public var oauth: [String: OAuthSettings] = [:]
+    /// Twitter (X): OAuth 1.0a, through the browser or with an access token and its secret.
+    public var twitter: TwitterSettings?
 
     public init(
         allowDuplicateEmails: Bool = false, apple: AppleSettings? = nil, google: GoogleSettings? = nil,
@@ -27,7 +32,7 @@ public struct FederationSettings: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case allowDuplicateEmails, apple, google, facebook, oidc, gameCenter
+        case allowDuplicateEmails, apple, google, facebook, oidc, gameCenter, oauth, twitter
     }
 
     public init(from decoder: Decoder) throws {
@@ -39,6 +44,13 @@ public struct FederationSettings: Sendable, Equatable, Codable {
         facebook = try c.decodeIfPresent(FacebookSettings.self, forKey: .facebook)
         oidc = try c.decode(.oidc, default: [:])
         gameCenter = try c.decodeIfPresent(GameCenterSettings.self, forKey: .gameCenter)
+        oauth = try c.decode(.oauth, default: [:])
+        twitter = try c.decodeIfPresent(TwitterSettings.self, forKey: .twitter)
+        for name in oauth.keys where !OAuthSettings.providers.contains(name) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .oauth, in: c,
+                debugDescription: "OAuth providers are \(OAuthSettings.providers.joined(separator: ", ")), got \(name)")
+        }
         for name in oidc.keys where !name.hasPrefix("oidc.") || name.count <= 5 {
             throw DecodingError.dataCorruptedError(
                 forKey: .oidc, in: c, debugDescription: "OIDC provider ids look like oidc.<name>, got \(name)")
@@ -127,13 +139,19 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
     public var hostedDomain: String?
     public var keysUrl: String = "https://www.googleapis.com/oauth2/v3/certs"
     public var issuers: [String] = ["https://accounts.google.com", "accounts.google.com"]
+    /// For sign-in with an access token only: Google's token check (its `aud` must be one of `clientIds`) and
+    /// the profile.
+    public var tokenInfoUrl: String = "https://oauth2.googleapis.com/tokeninfo"
+    public var userInfoUrl: String = "https://openidconnect.googleapis.com/v1/userinfo"
 
     public init(clientIds: [String], hostedDomain: String? = nil) {
         self.clientIds = clientIds
         self.hostedDomain = hostedDomain
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case clientIds, hostedDomain, keysUrl, issuers }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case clientIds, hostedDomain, keysUrl, issuers, tokenInfoUrl, userInfoUrl
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -143,6 +161,8 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
         hostedDomain = try c.decodeIfPresent(String.self, forKey: .hostedDomain)
         keysUrl = try c.decode(.keysUrl, default: d.keysUrl)
         issuers = try c.decode(.issuers, default: d.issuers)
+        tokenInfoUrl = try c.decode(.tokenInfoUrl, default: d.tokenInfoUrl)
+        userInfoUrl = try c.decode(.userInfoUrl, default: d.userInfoUrl)
     }
 }
 
@@ -182,14 +202,25 @@ public struct OIDCSettings: Sendable, Equatable, Codable {
     public var clientIds: [String]
     /// Overrides the discovery document's `jwks_uri` (and skips discovery).
     public var keysUrl: String?
+    /// The browser sign-in (authorization-code flow with PKCE, `oauthIdpConfigs`' `responseType.code`) needs the
+    /// client secret; it uses the first of `clientIds`.
+    public var clientSecret: String?
+    /// Override the discovery document's `authorization_endpoint` and `token_endpoint`.
+    public var authorizationUrl: String?
+    public var tokenUrl: String?
+    /// Scopes asked for besides `openid` (default `email profile`).
+    public var scopes: [String] = ["email", "profile"]
 
-    public init(issuer: String, clientIds: [String], keysUrl: String? = nil) {
+    public init(issuer: String, clientIds: [String], keysUrl: String? = nil, clientSecret: String? = nil) {
         self.issuer = issuer
         self.clientIds = clientIds
         self.keysUrl = keysUrl
+        self.clientSecret = clientSecret
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case issuer, clientIds, keysUrl }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case issuer, clientIds, keysUrl, clientSecret, authorizationUrl, tokenUrl, scopes
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -197,5 +228,78 @@ public struct OIDCSettings: Sendable, Equatable, Codable {
         issuer = try c.decode(String.self, forKey: .issuer)
         clientIds = try c.decode([String].self, forKey: .clientIds)
         keysUrl = try c.decodeIfPresent(String.self, forKey: .keysUrl)
+        clientSecret = try c.decodeIfPresent(String.self, forKey: .clientSecret)
+        authorizationUrl = try c.decodeIfPresent(String.self, forKey: .authorizationUrl)
+        tokenUrl = try c.decodeIfPresent(String.self, forKey: .tokenUrl)
+        scopes = try c.decode(.scopes, default: ["email", "profile"])
+    }
+}
+
+/// An OAuth 2.0 provider without ID tokens, signed in through the browser: the authorization-code flow with PKCE,
+/// then the provider's user-info endpoint with the access token. Every URL defaults to the provider's real one.
+public struct OAuthSettings: Sendable, Equatable, Codable {
+    public static let providers = ["github.com", "microsoft.com", "yahoo.com", "linkedin.com"]
+
+    public var clientId: String
+    public var clientSecret: String
+    public var authorizationUrl: String?
+    public var tokenUrl: String?
+    public var userInfoUrl: String?
+    /// GitHub only: the list of the user's addresses, read when the profile shows none (`/user/emails`).
+    public var emailsUrl: String?
+    /// Scopes asked for when the app names none; the provider's usual ones by default.
+    public var scopes: [String]?
+
+    public init(clientId: String, clientSecret: String) {
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case clientId, clientSecret, authorizationUrl, tokenUrl, userInfoUrl, emailsUrl, scopes
+    }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        clientId = try c.decode(String.self, forKey: .clientId)
+        clientSecret = try c.decode(String.self, forKey: .clientSecret)
+        authorizationUrl = try c.decodeIfPresent(String.self, forKey: .authorizationUrl)
+        tokenUrl = try c.decodeIfPresent(String.self, forKey: .tokenUrl)
+        userInfoUrl = try c.decodeIfPresent(String.self, forKey: .userInfoUrl)
+        emailsUrl = try c.decodeIfPresent(String.self, forKey: .emailsUrl)
+        scopes = try c.decodeIfPresent([String].self, forKey: .scopes)
+    }
+}
+
+/// Twitter (X) with OAuth 1.0a: the app's API key and secret (consumer key and secret) sign every request.
+public struct TwitterSettings: Sendable, Equatable, Codable {
+    public var consumerKey: String
+    public var consumerSecret: String
+    public var requestTokenUrl: String = "https://api.twitter.com/oauth/request_token"
+    public var authorizeUrl: String = "https://api.twitter.com/oauth/authorize"
+    public var accessTokenUrl: String = "https://api.twitter.com/oauth/access_token"
+    /// Read with `include_email=true` (the app must be allowed to ask for e-mail addresses).
+    public var verifyCredentialsUrl: String = "https://api.twitter.com/1.1/account/verify_credentials.json"
+
+    public init(consumerKey: String, consumerSecret: String) {
+        self.consumerKey = consumerKey
+        self.consumerSecret = consumerSecret
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case consumerKey, consumerSecret, requestTokenUrl, authorizeUrl, accessTokenUrl, verifyCredentialsUrl
+    }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let d = TwitterSettings(consumerKey: "", consumerSecret: "")
+        consumerKey = try c.decode(String.self, forKey: .consumerKey)
+        consumerSecret = try c.decode(String.self, forKey: .consumerSecret)
+        requestTokenUrl = try c.decode(.requestTokenUrl, default: d.requestTokenUrl)
+        authorizeUrl = try c.decode(.authorizeUrl, default: d.authorizeUrl)
+        accessTokenUrl = try c.decode(.accessTokenUrl, default: d.accessTokenUrl)
+        verifyCredentialsUrl = try c.decode(.verifyCredentialsUrl, default: d.verifyCredentialsUrl)
     }
 }

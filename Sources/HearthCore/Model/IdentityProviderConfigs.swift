@@ -8,7 +8,7 @@
 /// and an OIDC provider's client id with its `issuer`. `enabled: false` turns a provider off, even one the
 /// config file sets up.
 public enum IdentityProviderConfigs {
-    public static let builtIn = ["google.com", "facebook.com", "apple.com"]
+    public static let builtIn = ["google.com", "facebook.com", "apple.com", "twitter.com"] + OAuthSettings.providers
 
     public enum Kind: Sendable {
         /// `defaultSupportedIdpConfigs`: Google, Facebook, Apple.
@@ -57,12 +57,47 @@ public enum IdentityProviderConfigs {
                 settings.privateKey = flow["privateKey"]?.stringValue ?? settings.privateKey
             }
             f.apple = settings
+        case "twitter.com":
+            // Twitter's API key and secret (OAuth 1.0a consumer key and secret).
+            guard enabled else { f.twitter = nil; return }
+            guard let clientID else { throw AuthError(.missingOAuthClientID) }
+            guard let secret = config["clientSecret"]?.stringValue ?? f.twitter?.consumerSecret else {
+                throw AuthError(.invalidConfig, "twitter.com needs clientSecret (the API secret)")
+            }
+            var twitter = f.twitter ?? TwitterSettings(consumerKey: clientID, consumerSecret: secret)
+            twitter.consumerKey = clientID
+            twitter.consumerSecret = secret
+            f.twitter = twitter
+        case _ where OAuthSettings.providers.contains(id):
+            guard enabled else { f.oauth[id] = nil; return }
+            guard let clientID else { throw AuthError(.missingOAuthClientID) }
+            guard let secret = config["clientSecret"]?.stringValue ?? f.oauth[id]?.clientSecret else {
+                throw AuthError(.invalidConfig, "\(id) signs in through the browser and needs clientSecret")
+            }
+            var settings = f.oauth[id] ?? OAuthSettings(clientId: clientID, clientSecret: secret)
+            settings.clientId = clientID
+            settings.clientSecret = secret
+            f.oauth[id] = settings
         default:
             guard Kind.oidc.owns(id) else { throw AuthError(.invalidProviderID, id) }
             guard enabled else { f.oidc[id] = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
             guard let issuer = config["issuer"]?.stringValue, !issuer.isEmpty else { throw AuthError(.missingIssuer) }
-            f.oidc[id] = OIDCSettings(issuer: issuer, clientIds: [clientID], keysUrl: f.oidc[id]?.keysUrl)
+            var oidc = f.oidc[id] ?? OIDCSettings(issuer: issuer, clientIds: [clientID])
+            oidc.issuer = issuer
+            oidc.clientIds = [clientID]
+            // `responseType.code` with a secret: the browser's authorization-code flow.
+            if config["responseType"]?["code"]?.boolValue == true {
+                guard let secret = config["clientSecret"]?.stringValue ?? oidc.clientSecret else {
+                    throw AuthError(.invalidConfig, "responseType.code needs clientSecret")
+                }
+                oidc.clientSecret = secret
+            } else if config["responseType"] != nil {
+                oidc.clientSecret = nil
+            } else if let secret = config["clientSecret"]?.stringValue {
+                oidc.clientSecret = secret
+            }
+            f.oidc[id] = oidc
         }
     }
 
@@ -85,12 +120,21 @@ public enum IdentityProviderConfigs {
                 appleConfig["codeFlowConfig"] = ["teamId": .string(team), "keyId": .string(key)]
             }
             o["appleSignInConfig"] = .object(appleConfig)
+        case "twitter.com":
+            guard let twitter = f.twitter else { return nil }
+            o["clientId"] = .string(twitter.consumerKey)
+            o["clientSecret"] = .string(twitter.consumerSecret)
+        case _ where OAuthSettings.providers.contains(id):
+            guard let oauth = f.oauth[id] else { return nil }
+            o["clientId"] = .string(oauth.clientId)
+            o["clientSecret"] = .string(oauth.clientSecret)
         default:
             guard let oidc = f.oidc[id] else { return nil }
             o["clientId"] = oidc.clientIds.first.map(JSONValue.string)
             o["issuer"] = .string(oidc.issuer)
             o["displayName"] = displayName.map(JSONValue.string)
-            o["responseType"] = ["idToken": true, "code": false]
+            o["clientSecret"] = oidc.clientSecret.map(JSONValue.string)
+            o["responseType"] = ["idToken": true, "code": .bool(oidc.clientSecret != nil)]
         }
         let kind: Kind = builtIn.contains(id) ? .builtIn : .oidc
         o["name"] = .string("projects/\(config.projectID)/\(kind.collection)/\(id)")

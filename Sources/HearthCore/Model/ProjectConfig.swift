@@ -97,6 +97,9 @@ public struct RateLimits: Sendable, Equatable, Codable {
     public var failedPasswordWindowSeconds: Int = 900
     /// New accounts allowed per client IP per hour (Firebase: 100).
     public var signUpsPerIPPerHour: Int = 100
+    /// Browser sign-ins (`/__/auth/handler`, `createAuthUri` with a provider) started per client IP per hour: each
+    /// stores a pending sign-in and may call the provider (Twitter's request token), so anonymous floods are bounded.
+    public var browserSignInsPerIPPerHour: Int = 300
 
     public init() {}
 
@@ -106,11 +109,13 @@ public struct RateLimits: Sendable, Equatable, Codable {
         r.failedPasswordsPerAccount = 0
         r.failedPasswordsPerIP = 0
         r.signUpsPerIPPerHour = 0
+        r.browserSignInsPerIPPerHour = 0
         return r
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case failedPasswordsPerAccount, failedPasswordsPerIP, failedPasswordWindowSeconds, signUpsPerIPPerHour
+        case failedPasswordsPerAccount, failedPasswordsPerIP, failedPasswordWindowSeconds, signUpsPerIPPerHour,
+            browserSignInsPerIPPerHour
     }
 
     public init(from decoder: Decoder) throws {
@@ -121,6 +126,7 @@ public struct RateLimits: Sendable, Equatable, Codable {
         failedPasswordsPerIP = try c.decode(.failedPasswordsPerIP, default: d.failedPasswordsPerIP)
         failedPasswordWindowSeconds = try c.decode(.failedPasswordWindowSeconds, default: d.failedPasswordWindowSeconds)
         signUpsPerIPPerHour = try c.decode(.signUpsPerIPPerHour, default: d.signUpsPerIPPerHour)
+        browserSignInsPerIPPerHour = try c.decode(.browserSignInsPerIPPerHour, default: d.browserSignInsPerIPPerHour)
     }
 }
 

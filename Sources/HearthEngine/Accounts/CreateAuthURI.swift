@@ -1,20 +1,33 @@
 import Foundation
 import HearthCore
 
-/// `accounts:createAuthUri`: which sign-in methods an e-mail address has.
+/// `accounts:createAuthUri`: which sign-in methods an e-mail address has or, with `providerID`, the provider's
+/// authorization URL for a browser sign-in that returns to `continueURI`.
 public struct CreateAuthURIRequest: Sendable {
     public var identifier: String?
     public var continueURI: String?
     public var sessionID: String?
+    public var providerID: String?
+    public var scopes: [String]
+    public var customParameters: [String: String]
 
-    public init(identifier: String?, continueURI: String?, sessionID: String? = nil) {
+    public init(
+        identifier: String?, continueURI: String?, sessionID: String? = nil, providerID: String? = nil,
+        scopes: [String] = [], customParameters: [String: String] = [:]
+    ) {
         self.identifier = identifier
         self.continueURI = continueURI
         self.sessionID = sessionID
+        self.providerID = providerID
+        self.scopes = scopes
+        self.customParameters = customParameters
     }
 }
 
 public struct CreateAuthURIResult: Sendable, Equatable {
+    /// The provider's authorization URL, with `providerID`.
+    public var authURI: String? = nil
+    public var providerID: String? = nil
     public var sessionID: String
     /// Nil under e-mail enumeration protection: nothing about the address is revealed.
     public var registered: Bool?
@@ -25,6 +38,9 @@ extension AuthEngine {
     public func createAuthURI(_ request: CreateAuthURIRequest, origin: RequestOrigin) async throws
         -> CreateAuthURIResult
     {
+        if let providerID = request.providerID.nonEmpty {
+            return try await createProviderAuthURI(providerID, request, origin)
+        }
         guard let identifier = request.identifier.nonEmpty else { throw AuthError(.missingIdentifier) }
         guard let continueURI = request.continueURI.nonEmpty else { throw AuthError(.missingContinueURI) }
         guard let email = try? EmailAddress.normalize(identifier) else { throw AuthError(.invalidIdentifier) }
@@ -45,5 +61,31 @@ extension AuthEngine {
             methods.append(p.providerID)
         }
         return CreateAuthURIResult(sessionID: sessionID, registered: true, signInMethods: methods)
+    }
+}
+
+extension AuthEngine {
+    /// Firebase's provider form of createAuthUri: the provider returns to `continueUri` with `code` and `state`, and
+    /// the client finishes with `signInWithIdp` (that URL as `requestUri`, and this answer's `sessionId`).
+    func createProviderAuthURI(_ providerID: String, _ request: CreateAuthURIRequest, _ origin: RequestOrigin)
+        async throws -> CreateAuthURIResult
+    {
+        guard let continueURI = request.continueURI.nonEmpty else { throw AuthError(.missingContinueURI) }
+        guard let url = URLComponents(string: continueURI), ["http", "https"].contains(url.scheme ?? ""),
+            url.host != nil, url.fragment == nil
+        else { throw AuthError(.invalidContinueURI) }
+        // The provider sends the code there: only a page of the project's own domains.
+        guard isAllowedSignInRedirect(continueURI, project: origin.project) else {
+            throw AuthError(.unauthorizedDomain)
+        }
+        let sessionID = request.sessionID.nonEmpty ?? random.alphanumeric(27)
+        let authURI = try await startBrowserSignIn(
+            BrowserSignInStart(
+                providerID: providerID, sessionHash: Self.webSessionHash(sessionID), redirectURL: continueURI,
+                callbackURL: continueURI, scopes: request.scopes, customParameters: request.customParameters),
+            origin: origin)
+        return CreateAuthURIResult(
+            authURI: authURI, providerID: providerID.lowercased(), sessionID: sessionID, registered: nil,
+            signInMethods: nil)
     }
 }

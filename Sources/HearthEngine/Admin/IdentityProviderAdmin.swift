@@ -44,7 +44,8 @@ extension AuthEngine {
             kind == .builtIn
             ? IdentityProviderConfigs.builtIn.filter { id in
                 (id == "google.com" && f.google != nil) || (id == "facebook.com" && f.facebook != nil)
-                    || (id == "apple.com" && f.apple != nil)
+                    || (id == "apple.com" && f.apple != nil) || f.oauth[id] != nil
+                    || (id == "twitter.com" && f.twitter != nil)
             } : f.oidc.keys.sorted()
         let switchedOff = storedIdPConfigs(origin.project.projectID).keys.filter(kind.owns)
         return Set(ids + switchedOff).sorted().compactMap { try? identityProviderConfig($0, kind: kind, origin: origin) }

@@ -12,6 +12,8 @@ public struct IdPSignInRequest: Sendable {
     public var credential: ProviderCredential?
     /// A credential Hearth handed back earlier (with needConfirmation or an already-linked error).
     public var pendingToken: String?
+    /// The end of a browser sign-in (`/__/auth/handler` or `createAuthUri`): the code to exchange.
+    public var browserResponse: BrowserSignInResponse?
     /// Links the identity to this signed-in account; with `autoCreate: false`, names the user re-authenticating.
     public var idToken: String?
     /// False for re-authentication: never creates an account.
@@ -20,11 +22,12 @@ public struct IdPSignInRequest: Sendable {
     public var returnIdpCredential: Bool
 
     public init(
-        credential: ProviderCredential?, pendingToken: String? = nil, idToken: String? = nil, autoCreate: Bool = true,
-        returnIdpCredential: Bool = false
+        credential: ProviderCredential?, pendingToken: String? = nil, browserResponse: BrowserSignInResponse? = nil,
+        idToken: String? = nil, autoCreate: Bool = true, returnIdpCredential: Bool = false
     ) {
         self.credential = credential
         self.pendingToken = pendingToken
+        self.browserResponse = browserResponse
         self.idToken = idToken
         self.autoCreate = autoCreate
         self.returnIdpCredential = returnIdpCredential
@@ -50,6 +53,8 @@ public struct IdPSignInResult: Sendable {
     public var pendingToken: String?
     /// Set instead of `tokens` when the user has second factors: the sign-in continues at `mfaSignIn`.
     public var challenge: SecondFactorChallenge? = nil
+    /// The provider's tokens from a browser sign-in's code exchange, for `oauthAccessToken`/`oauthIdToken`.
+    public var providerTokens: (accessToken: String?, idToken: String?, secret: String?)? = nil
 }
 
 extension AuthEngine {
@@ -59,8 +64,13 @@ extension AuthEngine {
 
     public func signInWithIdp(_ request: IdPSignInRequest, origin: RequestOrigin) async throws -> IdPSignInResult {
         let identity: FederatedIdentity
+        var providerTokens: (accessToken: String?, idToken: String?, secret: String?)?
         if let pending = request.pendingToken.nonEmpty {
             identity = try await redeemPendingToken(pending, origin: origin)
+        } else if let response = request.browserResponse {
+            let redeemed = try await redeemBrowserSignIn(response, origin: origin)
+            identity = redeemed.identity
+            providerTokens = (redeemed.accessToken, redeemed.idToken, redeemed.tokenSecret)
         } else {
             guard let credential = request.credential else {
                 throw AuthError(.invalidCredentialOrProviderID, "Invalid IdP response/credential.")
@@ -72,13 +82,16 @@ extension AuthEngine {
         do {
             var result = try await retryingOnConflict { try await applyIdentity(identity, request, origin: origin) }
             if result.needConfirmation { result.pendingToken = try await issuePendingToken(identity, origin: origin) }
+            result.providerTokens = providerTokens
             return result
         } catch let error as AuthError
             where request.returnIdpCredential
             && [.federatedUserIDAlreadyLinked, .emailExists].contains(error.code)
         {
-            return IdPSignInResult(
+            var result = IdPSignInResult(
                 identity: identity, error: error, pendingToken: try await issuePendingToken(identity, origin: origin))
+            result.providerTokens = providerTokens
+            return result
         }
     }
 

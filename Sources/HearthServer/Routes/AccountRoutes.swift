@@ -89,13 +89,28 @@ extension AuthRoutes {
     }
 
     func createAuthURI(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        // `customParameter` is a map in the v1 API; the v3 API sends a list of {key, value}.
+        var custom: [String: String] = [:]
+        switch wire.fields["customParameter"] {
+        case .object(let map)?: for (k, v) in map { custom[k] = v.stringValue }
+        case .array(let items)?:
+            for item in items {
+                if let k = item["key"]?.stringValue, let v = item["value"]?.stringValue { custom[k] = v }
+            }
+        default: break
+        }
+        let scopes = (try wire.string("oauthScope") ?? "").split(whereSeparator: { $0 == "," || $0 == " " })
+            .map(String.init)
         let result = try await engine.createAuthURI(
             CreateAuthURIRequest(
                 identifier: try wire.string("identifier"), continueURI: try wire.string("continueUri"),
-                sessionID: try wire.string("sessionId")),
+                sessionID: try wire.string("sessionId"), providerID: try wire.string("providerId"), scopes: scopes,
+                customParameters: custom),
             origin: origin)
         return .compact([
             "kind": "identitytoolkit#CreateAuthUriResponse",
+            "authUri": .text(result.authURI),
+            "providerId": .text(result.providerID),
             "sessionId": .string(result.sessionID),
             "registered": result.registered.map(JSONValue.bool),
             "allProviders": result.signInMethods.map { .array($0.map(JSONValue.string)) },

@@ -39,20 +39,26 @@ extension AuthRoutes {
     func signInWithIdp(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let pendingToken = try wire.string("pendingToken")
         let returnIdpCredential = try wire.bool("returnIdpCredential") ?? false
-        let credential = try Self.providerCredential(
-            requestURI: wire.string("requestUri"), postBody: wire.string("postBody"),
-            required: pendingToken?.isEmpty ?? true)
+        let browserResponse = try Self.browserResponse(
+            requestURI: wire.string("requestUri"), sessionID: wire.string("sessionId"))
+        let credential =
+            browserResponse != nil
+            ? nil
+            : try Self.providerCredential(
+                requestURI: wire.string("requestUri"), postBody: wire.string("postBody"),
+                required: pendingToken?.isEmpty ?? true)
         let result = try await engine.signInWithIdp(
             IdPSignInRequest(
-                credential: credential, pendingToken: pendingToken, idToken: try wire.string("idToken"),
-                autoCreate: try wire.bool("autoCreate") ?? true, returnIdpCredential: returnIdpCredential),
+                credential: credential, pendingToken: pendingToken, browserResponse: browserResponse,
+                idToken: try wire.string("idToken"), autoCreate: try wire.bool("autoCreate") ?? true,
+                returnIdpCredential: returnIdpCredential),
             origin: origin)
 
         let identity = result.identity
         let user = result.user
         // The emulator always answers an access token, so clients that build credentials from it keep working.
         let oauthAccessToken =
-            credential?.accessToken
+            credential?.accessToken ?? result.providerTokens?.accessToken
             ?? (origin.emulator ? "FirebaseAuthEmulatorFakeAccessToken_\(identity.providerID)" : nil)
         let fullName = [identity.firstName, identity.lastName].compactMap { $0 }.joined(separator: " ")
         var emailVerified = identity.emailVerified
@@ -76,8 +82,11 @@ extension AuthRoutes {
             "emailRecycled": result.emailRecycled ? .bool(true) : nil,
             "errorMessage": .text(result.error?.message),
             "pendingToken": .text(result.pendingToken),
-            "oauthIdToken": returnIdpCredential || origin.emulator ? .text(credential?.idToken) : nil,
+            "oauthIdToken": returnIdpCredential || origin.emulator
+                ? .text(credential?.idToken ?? result.providerTokens?.idToken) : nil,
             "oauthAccessToken": returnIdpCredential || origin.emulator ? .text(oauthAccessToken) : nil,
+            "oauthTokenSecret": returnIdpCredential
+                ? .text(credential?.tokenSecret ?? result.providerTokens?.secret) : nil,
         ])
         return UserEncoding.withSession(response, result.tokens, result.challenge)
     }
@@ -107,6 +116,21 @@ extension AuthRoutes {
             "isNewUser": .bool(result.isNewUser),
         ])
         return UserEncoding.withTokens(response, result.tokens)
+    }
+
+    /// The end of a browser sign-in: a `requestUri` whose query carries the provider's `code` and Hearth's `state`
+    /// (the handler's link, or the `continueUri` of `createAuthUri` the provider redirected to), with `sessionId`.
+    /// Nil for every other request URI.
+    static func browserResponse(requestURI: String?, sessionID: String?) throws(AuthError) -> BrowserSignInResponse? {
+        guard let requestURI, let components = URLComponents(string: requestURI),
+            let query = components.percentEncodedQuery
+        else { return nil }
+        let params = WireRequest.parseForm(query)
+        // OAuth 1.0a (Twitter) returns `oauth_token` and `oauth_verifier` to a createAuthUri continueUri.
+        guard let state = (params["state"] ?? params["oauthToken"])?.stringValue, !state.isEmpty,
+            let code = (params["code"] ?? params["oauthVerifier"])?.stringValue, !code.isEmpty
+        else { return nil }
+        return BrowserSignInResponse(state: state, code: code, sessionID: sessionID)
     }
 
     /// The provider credential in `requestUri` and `postBody` (form-encoded), as Firebase reads them: the
@@ -140,6 +164,7 @@ extension AuthRoutes {
         return ProviderCredential(
             providerID: providerID, idToken: params["idToken"].flatMap { $0.isEmpty ? nil : $0 },
             accessToken: params["accessToken"].flatMap { $0.isEmpty ? nil : $0 },
+            tokenSecret: params["oauthTokenSecret"].flatMap { $0.isEmpty ? nil : $0 },
             rawNonce: params["nonce"].flatMap { $0.isEmpty ? nil : $0 }, appleUser: user)
     }
 }
