@@ -239,5 +239,27 @@ enum PostgresSchema {
         Migration(
             version: "v9_mfa_revert",
             statements: ["ALTER TABLE email_action_codes ADD COLUMN mfa_enrollment_id TEXT"]),
+        // Every transaction that changes a user or its provider links notifies the other servers (delivered after
+        // COMMIT, once per transaction), whose user caches then stop using what they read before.
+        Migration(
+            version: "v10_user_changes",
+            statements: [
+                """
+                CREATE FUNCTION hearth_notify_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  PERFORM pg_notify('\(UserChangeFeed.channel)', '');
+                  RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users
+                FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
+                """,
+                """
+                CREATE TRIGGER provider_links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON provider_links
+                FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
+                """,
+            ]),
     ]
 }
