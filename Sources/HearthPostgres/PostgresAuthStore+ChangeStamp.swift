@@ -100,7 +100,7 @@ final class UserChangeFeed: Sendable {
                         let asked = ContinuousClock.now
                         try await withThrowingTaskGroup(of: Bool.self) { heartbeat in
                             heartbeat.addTask {
-                                try await connection.query("SELECT 1", logger: logger).collect()
+                                _ = try await connection.query("SELECT 1", logger: logger).collect()
                                 return true
                             }
                             heartbeat.addTask {
