@@ -27,6 +27,10 @@ public final class PostgresAuthStore: AuthStore {
     let connectionWait: Duration
     /// Runs the client's connection pool until `shutdown()` cancels it.
     private let runTask: Task<Void, Never>
+    /// The change stamp: moved by this process's user writes and by other servers' notifications.
+    let changes = UserChangeFeed()
+    /// Listens for other servers' user changes from `migrate()` until `shutdown()` cancels it.
+    private let listenTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the store and starts its connection pool; connections open on first use.
     /// Call `migrate()` before use (or use `connect(url:logger:)`), and `shutdown()` when done.
@@ -84,10 +88,19 @@ public final class PostgresAuthStore: AuthStore {
                     """)
             }
         }
+        // Once the pool runs and the triggers exist: until then the change stamp stays nil.
+        listenTask.withLock { task in
+            guard task == nil else { return }
+            task = Task { [changes, client, logger] in await changes.run(client: client, logger: logger) }
+        }
     }
 
     /// Closes every connection. Further calls fail.
     public func shutdown() async throws {
+        if let listening = listenTask.withLock({ $0 }) {
+            listening.cancel()
+            await listening.value
+        }
         runTask.cancel()
         await runTask.value
     }
@@ -161,14 +174,14 @@ public final class PostgresAuthStore: AuthStore {
             """
             UPDATE users SET last_login_at = \(at.millisecondsSince1970), last_refresh_at = \(at.millisecondsSince1970)
             WHERE project_id = \(projectID) AND uid = \(uid)
-            """
-        )
+            """,
+            changesUsers: true)
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
         try await query(
-            "UPDATE users SET last_refresh_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)"
-        )
+            "UPDATE users SET last_refresh_at = \(at.millisecondsSince1970) WHERE project_id = \(projectID) AND uid = \(uid)",
+            changesUsers: true)
     }
 
     public func deleteUser(projectID: String, uid: String) async throws -> Bool {
@@ -187,6 +200,9 @@ public final class PostgresAuthStore: AuthStore {
     public func countUsers(projectID: String) async throws -> Int {
         try await query("SELECT COUNT(*) FROM users WHERE project_id = \(projectID)").first?.decode(Int.self) ?? 0
     }
+
+    /// The change stamp (`UserChangeFeed`): nil while this store might miss another server's user changes.
+    public func changeStamp() -> UInt64? { changes.stamp() }
 
     // MARK: Refresh tokens
 
@@ -209,52 +225,57 @@ public final class PostgresAuthStore: AuthStore {
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
-        try await transaction { db in
-            // Locking the token row makes concurrent uses of the same token queue here; each later one
-            // re-reads the row after the earlier commit and so sees `rotated_at` and the sealed successor.
-            let rows = try await db.run(
-                """
-                SELECT t.rotated_at, t.sealed_successor, f.*
-                FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                WHERE t.hash = \(Data(r.presentedHash)) AND (f.project_id = \(r.projectID)
-                  OR (f.project_id COLLATE "C" >= \(r.tenantPrefix)
-                      AND f.project_id COLLATE "C" < \(StoreSupport.prefixEnd(r.tenantPrefix))))
-                FOR UPDATE OF t
-                """)
-            guard let row = rows.first?.makeRandomAccess() else { return .unknown }
-            let family = try Self.family(from: row)
-            if family.revokedAt != nil { return .revoked(family) }
-            if !r.rotate { return .kept(family) }
-            let nowMs = r.now.millisecondsSince1970
-            if let rotatedAt = try row["rotated_at"].decode(Int64?.self) {
-                if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000,
-                    let sealed = try row["sealed_successor"].decode(Data?.self)
-                {
-                    return .alreadyRotated(family, sealedSuccessor: Array(sealed))
-                }
-                try await db.run(
-                    """
-                    UPDATE refresh_families
-                    SET revoked_at = \(nowMs), revoke_reason = \(RefreshRevocationReason.reuseDetected.rawValue)
-                    WHERE id = \(family.id)
-                    """)
-                var revoked = family
-                revoked.revokedAt = r.now
-                revoked.revokeReason = .reuseDetected
-                return .reuseDetected(revoked)
+        let nowMs = r.now.millisecondsSince1970
+        let graceMs = Int64(r.graceSeconds) * 1000
+        let presented = Data(r.presentedHash)
+        // One statement, one round trip, its own transaction. `presented` locks the token row, so concurrent uses
+        // of one token queue there; each later one gets the row as the earlier one committed it (READ COMMITTED
+        // re-reads a locked row), sees `rotated_at` and the sealed successor, and writes nothing. The writing
+        // sub-statements apply the rules below on that row; the outcome is read from the same row.
+        let rows = try await query(
+            """
+            WITH presented AS (
+              SELECT t.rotated_at, t.sealed_successor, f.*
+              FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+              WHERE t.hash = \(presented) AND (f.project_id = \(r.projectID)
+                OR (f.project_id COLLATE "C" >= \(r.tenantPrefix)
+                    AND f.project_id COLLATE "C" < \(StoreSupport.prefixEnd(r.tenantPrefix))))
+              FOR UPDATE OF t
+            ),
+            rotated AS (
+              UPDATE refresh_tokens SET rotated_at = \(nowMs), sealed_successor = \(Data(r.sealedSuccessor))
+              WHERE hash = \(presented) AND \(r.rotate)
+                AND EXISTS (SELECT 1 FROM presented WHERE revoked_at IS NULL AND rotated_at IS NULL)
+              RETURNING family_id
+            ),
+            successor AS (
+              INSERT INTO refresh_tokens (hash, family_id, issued_at)
+              SELECT \(Data(r.successorHash)), family_id, \(nowMs) FROM rotated
+            ),
+            reused AS (
+              UPDATE refresh_families
+              SET revoked_at = \(nowMs), revoke_reason = \(RefreshRevocationReason.reuseDetected.rawValue)
+              WHERE \(r.rotate) AND id = (
+                SELECT id FROM presented WHERE revoked_at IS NULL AND rotated_at IS NOT NULL
+                  AND NOT (\(nowMs) - rotated_at <= \(graceMs) AND sealed_successor IS NOT NULL))
+            )
+            SELECT * FROM presented
+            """)
+        // The same rules as the statement's, on the row it locked.
+        guard let row = rows.first?.makeRandomAccess() else { return .unknown }
+        let family = try Self.family(from: row)
+        if family.revokedAt != nil { return .revoked(family) }
+        if !r.rotate { return .kept(family) }
+        if let rotatedAt = try row["rotated_at"].decode(Int64?.self) {
+            if nowMs - rotatedAt <= graceMs, let sealed = try row["sealed_successor"].decode(Data?.self) {
+                return .alreadyRotated(family, sealedSuccessor: Array(sealed))
             }
-            try await db.run(
-                """
-                UPDATE refresh_tokens SET rotated_at = \(nowMs), sealed_successor = \(Data(r.sealedSuccessor))
-                WHERE hash = \(Data(r.presentedHash))
-                """)
-            try await db.run(
-                """
-                INSERT INTO refresh_tokens (hash, family_id, issued_at)
-                VALUES (\(Data(r.successorHash)), \(family.id), \(nowMs))
-                """)
-            return .rotated(family)
+            var revoked = family
+            revoked.revokedAt = r.now
+            revoked.revokeReason = .reuseDetected
+            return .reuseDetected(revoked)
         }
+        return .rotated(family)
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
@@ -493,10 +514,12 @@ extension PostgresAuthStore {
 // MARK: - Running queries
 
 extension PostgresAuthStore {
-    /// Runs one statement on any pooled connection, in its own implicit transaction.
+    /// Runs one statement on any pooled connection, in its own implicit transaction. A statement that
+    /// `changesUsers` (users or provider_links) moves the change stamp once it is done, committed or not.
     @discardableResult
-    func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await leasing(wait: connectionWait) { [logger] connection in
+    func query(_ query: PostgresQuery, changesUsers: Bool = false) async throws -> [PostgresRow] {
+        defer { if changesUsers { changes.changed() } }
+        return try await leasing(wait: connectionWait) { [logger] connection in
             try await connection.query(query, logger: logger).collect()
         }
     }
@@ -511,10 +534,13 @@ extension PostgresAuthStore {
     }
 
     /// `transaction(_:)` with its own bound on the wait for a connection; nil waits as long as the pool does.
+    /// Every transaction is taken to change users and moves the change stamp once it is done, committed or not
+    /// (the few that do not are not frequent enough to matter; refresh rotation is a single statement).
     func transaction<Result: Sendable>(
         waitingAtMost wait: Duration?, _ body: @escaping @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
-        try await leasing(wait: wait) { [logger] connection in
+        defer { changes.changed() }
+        return try await leasing(wait: wait) { [logger] connection in
             do {
                 return try await connection.withTransaction(logger: logger) { connection in
                     try await body(Transaction(connection: connection, logger: logger))

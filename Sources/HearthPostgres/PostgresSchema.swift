@@ -260,5 +260,27 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX oauth_pending_expiry ON oauth_pending (expires_at)",
             ]),
+        // Every transaction that changes a user or its provider links notifies the other servers (delivered after
+        // COMMIT, once per transaction), whose user caches then stop using what they read before.
+        Migration(
+            version: "v11_user_changes",
+            statements: [
+                """
+                CREATE FUNCTION hearth_notify_users_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  PERFORM pg_notify('\(UserChangeFeed.channel)', '');
+                  RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER users_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON users
+                FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
+                """,
+                """
+                CREATE TRIGGER provider_links_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON provider_links
+                FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
+                """,
+            ]),
     ]
 }

@@ -13,8 +13,9 @@ struct UsersImport: AsyncParsableCommand {
             never rehashed; each user's first successful sign-in upgrades theirs to Hearth's native scrypt. \
             Files written by `hearth users export` (JSON) carry every hash's parameters and need no hash flags.
 
-            The whole file is read and checked first: a malformed file imports nothing. Users that cannot be \
-            imported (an e-mail taken by another user, a bad hash…) are skipped and listed at the end.
+            The whole file is read and checked first: a malformed file imports nothing. A JSON file is then read \
+            again as it is imported, never held whole in memory. Users that cannot be imported (an e-mail taken \
+            by another user, a bad hash…) are skipped and listed at the end.
             """)
     @OptionGroup var options: ConfigurationOptions
 
@@ -36,6 +37,25 @@ struct UsersImport: AsyncParsableCommand {
     @Option(help: "SALT_FIRST or PASSWORD_FIRST (HMAC_*, MD5, SHA*).") var hashInputOrder: String?
     @Flag(help: "Replace existing users with the same uid instead of skipping them.") var allowOverwrite = false
     @Option(help: "Users per transaction (1–1000).") var batchSize = 1000
+
+    /// The file's users, a batch at a time: a JSON export is streamed (one chunk and one batch in memory, read
+    /// again on each call); CSV is read whole once.
+    func usersSource() throws -> (Int, ([ImportedUser], Int) async throws -> Void) async throws -> Int {
+        let format = self.format ?? UserExportFormat.guess(path: file)
+        if format == .json {
+            let stream = UserExportStream(path: file)
+            return { batchSize, body in try await stream.forEachBatch(of: batchSize, body) }
+        }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+        let users: [ImportedUser]
+        do { users = try format.read(data) } catch { throw CommandFailure("\(file): \(error); nothing imported") }
+        return { batchSize, body in
+            for first in stride(from: 0, to: users.count, by: batchSize) {
+                try await body(Array(users[first..<min(first + batchSize, users.count)]), first)
+            }
+            return users.count
+        }
+    }
 
     func hashSettings() throws -> PasswordHashImport? {
         guard let name = hashAlgo else { return nil }
@@ -74,42 +94,59 @@ struct UsersImport: AsyncParsableCommand {
             throw ValidationError("--batch-size must be 1–1000")
         }
         let hash = try hashSettings()
-        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
-        let users: [ImportedUser]
-        do { users = try (format ?? UserExportFormat.guess(path: file)).read(data) } catch {
+        let source = try usersSource()
+        // First pass: every entry is read and checked, so a malformed file imports nothing.
+        let total: Int
+        do {
+            total = try await source(batchSize) { users, first in
+                if hash == nil,
+                    let index = users.firstIndex(where: { $0.passwordHash != nil && $0.encodedPasswordHash == nil })
+                {
+                    throw CommandFailure(
+                        "\(file): user \(users[index].localID ?? "#\(first + index)") has a password hash; give --hash-algo and its parameters; nothing imported"
+                    )
+                }
+            }
+        } catch let error as UserExportFormat.FileError {
             throw CommandFailure("\(file): \(error); nothing imported")
-        }
-        if hash == nil, let index = users.firstIndex(where: { $0.passwordHash != nil && $0.encodedPasswordHash == nil })
-        {
-            throw CommandFailure(
-                "\(file): user \(users[index].localID ?? "#\(index)") has a password hash; give --hash-algo and its parameters; nothing imported"
-            )
         }
         let configuration = try options.resolve()
         let store = try await Runtime.openStore(configuration, logger: Runtime.logger(configuration))
         let importer = UserImporter(store: store)
-        var progress = ProgressBar(total: users.count, label: "users")
+        let projectID = TenantScope.key(project: configuration.defaultProject, tenant: tenant)
+        var progress = ProgressBar(total: total, label: "users")
         var failures: [(uid: String, message: String)] = []
         let started = Date()
         var done = 0
+        // Second pass: one batch is written while the next is read and parsed.
+        var writing: (task: Task<[UserImportError], any Error>, users: [ImportedUser], first: Int)?
+        func finishWriting() async throws {
+            guard let (task, users, first) = writing else { return }
+            writing = nil
+            failures += try await task.value.map { (users[$0.index].localID ?? "#\(first + $0.index)", $0.message) }
+            done += users.count
+            progress.update(done)
+        }
         do {
-            while done < users.count {
-                let slice = Array(users[done..<min(done + batchSize, users.count)])
-                let errors = try await importer.importBatch(
-                    UserImportRequest(users: slice, hash: hash, allowOverwrite: allowOverwrite),
-                    projectID: TenantScope.key(project: configuration.defaultProject, tenant: tenant))
-                failures += errors.map { (slice[$0.index].localID ?? "#\(done + $0.index)", $0.message) }
-                done += slice.count
-                progress.update(done)
+            try await source(batchSize) { [allowOverwrite] users, first in
+                try await finishWriting()
+                let request = UserImportRequest(users: users, hash: hash, allowOverwrite: allowOverwrite)
+                writing = (Task { try await importer.importBatch(request, projectID: projectID) }, users, first)
             }
+            try await finishWriting()
         } catch let error as AuthError {
+            _ = try? await writing?.task.value
             try await store.shutdown()
             throw CommandFailure("import stopped after \(done) users: \(error.message)")
+        } catch {
+            _ = try? await writing?.task.value
+            try await store.shutdown()
+            throw CommandFailure("import stopped after \(done) users: \(error)")
         }
         try await store.shutdown()
         let seconds = Date().timeIntervalSince(started)
         print(
-            "imported \(users.count - failures.count) of \(users.count) users into \(configuration.defaultProject) in \(String(format: "%.1f", seconds)) s (\(Int(Double(users.count) / max(seconds, 0.001))) users/s)"
+            "imported \(total - failures.count) of \(total) users into \(configuration.defaultProject) in \(String(format: "%.1f", seconds)) s (\(Int(Double(total) / max(seconds, 0.001))) users/s)"
         )
         guard !failures.isEmpty else { return }
         print("\(failures.count) not imported:")

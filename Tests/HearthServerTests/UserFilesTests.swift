@@ -38,6 +38,47 @@ struct UserExportFormatTests {
         #expect(ada.encodedPasswordHash == (format == .json ? Self.users[0].passwordHash : nil))
     }
 
+    /// The streaming reader finds the same users as the whole-file reader, however the file is cut into chunks
+    /// (strings with brackets, quotes and escapes across chunk edges), and refuses what the whole-file reader refuses.
+    @Test func aStreamedExportReadsTheSameUsersInAnyChunkSize() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("users.json")
+        var users = Self.users
+        users[1].displayName = #"a \"}]{[ tricky\\ name"#
+        var data = UserExportFormat.json.write(users)
+        // Keys before and after the array are skipped, and a nested "users" key inside an entry is not the array.
+        data = Data(#"{"kind":"x","extra":{"users":[1]},"#.utf8) + data.dropFirst().dropLast()
+            + Data(#","after":[{"localId":"not-a-user"}]}"#.utf8)
+        try data.write(to: file)
+        let expected = try UserExportFormat.json.read(UserExportFormat.json.write(users)).map(\.localID)
+        for chunk in [1, 2, 3, 7, 64, 1 << 20] {
+            var stream = UserExportStream(path: file.path)
+            stream.chunkSize = chunk
+            var seen: [String?] = []
+            var firsts: [Int] = []
+            let count = try await stream.forEachBatch(of: 1) { batch, first in
+                seen += batch.map(\.localID)
+                firsts.append(first)
+            }
+            #expect(count == 2 && seen == expected && firsts == [0, 1], "chunk \(chunk): \(seen)")
+            let names = try await { () async throws -> [String?] in
+                var names: [String?] = []
+                try await stream.forEachBatch(of: 5) { batch, _ in names += batch.map(\.displayName) }
+                return names
+            }()
+            #expect(names == users.map(\.displayName), "chunk \(chunk)")
+        }
+        for bad in [#"{"users":[{"localId":"x"}"#, #"{"users":["x"]}"#, #"{"people":[]}"#, #"[{"localId":"x"}]"#,
+                    #"{"users":[{"localId":"x","createdAt":"soon"}]}"#] {
+            try Data(bad.utf8).write(to: file)
+            await #expect(throws: UserExportFormat.FileError.self, "\(bad)") {
+                try await UserExportStream(path: file.path).forEachBatch(of: 10) { _, _ in }
+            }
+        }
+    }
+
     @Test func firebaseCSVColumnsAreReadWhereFirebaseToolsPutsThem() throws {
         var columns = Array(repeating: "", count: 28)
         columns[0] = "uid-9"

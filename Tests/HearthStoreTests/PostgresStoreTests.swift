@@ -1,3 +1,4 @@
+import Foundation
 import HearthStore
 import PostgresNIO
 import Testing
@@ -76,6 +77,113 @@ struct PostgresStoreTests {
             let store = try await database.open()
             try await store.shutdown()
             await #expect(throws: (any Error).self) { try await store.countUsers(projectID: "p1") }
+        }
+    }
+
+    /// Waits (polling, at most `timeout`) until `condition` holds; the instant it was first seen to hold.
+    func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws
+        -> ContinuousClock.Instant
+    {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            try await Task.sleep(for: .microseconds(200))
+        }
+        return .now
+    }
+
+    struct TimedOut: Error {}
+
+    func catching(_ body: () async throws -> Void) async -> Result<Void, any Error> {
+        do {
+            try await body()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Another server's store (a second store here, with its own listening connection) hears every user change:
+    /// its change stamp moves after each commit, and how long after is what docs/ARCHITECTURE.md states.
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    func userChangesOnOneStoreMoveAnothersChangeStamp() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let a = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+            let b = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+            let outcome = await catching {
+                _ = try await eventually { a.changeStamp() != nil && b.changeStamp() != nil }
+                var user = Fixture.user()
+                try await a.insertUser(user)
+
+                // A refresh rotation is no change of a user: the stamps stay, so a refresh can use the cache.
+                try await a.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("r0"))
+                try await Task.sleep(for: .milliseconds(100))
+                let (quietA, quietB) = (a.changeStamp(), b.changeStamp())
+                let rotation = try await a.rotateRefreshToken(
+                    RefreshRotation(
+                        projectID: "p1", presentedHash: Fixture.hash("r0"), successorHash: Fixture.hash("r1"),
+                        sealedSuccessor: Fixture.sealed("r1"), now: Fixture.t(1), graceSeconds: 30, rotate: true))
+                guard case .rotated = rotation else { throw TimedOut() }
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(a.changeStamp() == quietA)
+                #expect(b.changeStamp() == quietB)
+
+                var afterAnswer: [Duration] = []
+                var movedBeforeAnswer = 0
+                for round in 0..<20 {
+                    let before = try #require(b.changeStamp())
+                    let ownBefore = try #require(a.changeStamp())
+                    user.validSince = Fixture.t(round + 1)
+                    if round % 2 == 0 {
+                        try await a.updateUser(user)
+                        user.version += 1
+                    } else {
+                        try await a.recordSignIn(projectID: "p1", uid: "u1", at: Fixture.t(round))
+                    }
+                    let answered = ContinuousClock.now
+                    if b.changeStamp().map({ $0 != before }) ?? false { movedBeforeAnswer += 1 }
+                    // The writer's own stamp has moved by the time its write returns.
+                    #expect(a.changeStamp() != ownBefore)
+                    let seen = try await eventually(within: .seconds(5)) {
+                        b.changeStamp().map { $0 != before } ?? false
+                    }
+                    afterAnswer.append(max(.zero, seen - answered))
+                }
+                #expect(try await b.deleteUser(projectID: "p1", uid: "u1"))
+                let sorted = afterAnswer.sorted()
+                print(
+                    "PostgreSQL change notification: the other store's stamp had moved when the write returned in"
+                        + " \(movedBeforeAnswer) of 20 changes; after the answer median \(sorted[sorted.count / 2]),"
+                        + " max \(sorted.last!) (200 µs polling)")
+            }
+            try await a.shutdown()
+            try await b.shutdown()
+            try outcome.get()
+        }
+    }
+
+    /// While the listening connection is gone the stamp is nil (nothing is cached); once listening again it comes
+    /// back as a stamp never given out before, so entries cached before the gap are never used.
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    func aLostListenerStopsCachingUntilItListensAgain() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+            let outcome = await catching {
+                _ = try await eventually { store.changeStamp() != nil }
+                let before = try #require(store.changeStamp())
+                let killer = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+                try await killer.query(
+                    """
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """)
+                try await killer.shutdown()
+                _ = try await eventually(within: .seconds(10)) { store.changeStamp() == nil }
+                _ = try await eventually(within: .seconds(20)) { store.changeStamp() != nil }
+                #expect(try #require(store.changeStamp()) != before)
+            }
+            try await store.shutdown()
+            try outcome.get()
         }
     }
 }

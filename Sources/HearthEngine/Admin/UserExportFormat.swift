@@ -40,16 +40,19 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
         guard case .array(let entries)? = root["users"] else {
             throw FileError(description: #"expected an object with a "users" array, as firebase auth:export writes"#)
         }
-        return try entries.enumerated().map { index, entry in
-            guard case .object(let o) = entry else { throw FileError(description: "users[\(index)] is not an object") }
-            var user: ImportedUser
-            switch Result(catching: { () throws(AuthError) in try ImportedUser(json: o) }) {
-            case .success(let u): user = u
-            case .failure(let error): throw FileError(description: "users[\(index)]: \(error.detail ?? error.message)")
-            }
-            user.encodedPasswordHash = o["hearthPasswordHash"]?.stringValue
-            return user
+        return try entries.enumerated().map { index, entry in try importedUser(entry, index: index) }
+    }
+
+    /// One entry of a JSON export's `users` array.
+    static func importedUser(_ entry: JSONValue, index: Int) throws -> ImportedUser {
+        guard case .object(let o) = entry else { throw FileError(description: "users[\(index)] is not an object") }
+        var user: ImportedUser
+        switch Result(catching: { () throws(AuthError) in try ImportedUser(json: o) }) {
+        case .success(let u): user = u
+        case .failure(let error): throw FileError(description: "users[\(index)]: \(error.detail ?? error.message)")
         }
+        user.encodedPasswordHash = o["hearthPasswordHash"]?.stringValue
+        return user
     }
 
     static func readCSV(_ text: String) throws -> [ImportedUser] {

@@ -65,7 +65,8 @@ extension AuthEngine {
             }
             (family, next) = (f, earlier)
         }
-        guard var user = try await store.user(projectID: family.projectID, uid: family.uid) else {
+        // Through the user cache: current while the store's change stamp is, so a revocation is seen at once.
+        guard var user = try await users.user(projectID: family.projectID, uid: family.uid, store: store) else {
             throw AuthError(.userNotFound)
         }
         if user.disabled { throw AuthError(.userDisabled) }

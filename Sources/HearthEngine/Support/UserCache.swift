@@ -7,8 +7,9 @@ import Synchronization
 /// read while nothing has been committed anywhere.
 ///
 /// An entry is used only while the store's stamp still equals the one read before the entry's user was read: any
-/// commit since, by this process or by another on the same database (a revocation, a disabled or deleted user, a
-/// password change), makes every entry stale at once. Stores that cannot stamp cheaply (nil) are never cached.
+/// commit since that may have changed a user, by this process or by another on the same database (a revocation, a
+/// disabled or deleted user, a password change), makes every entry stale at once. Stores that cannot stamp
+/// cheaply (nil) are never cached. Used by lookups (every ID-token check) and by refresh.
 final class UserCache: Sendable {
     private struct Entry: Sendable {
         var user: UserRecord?
