@@ -40,7 +40,7 @@ struct CrossProcessRevocationTests {
 
         func startServer() async throws -> (ServerProcess, Int) {
             let server = try ServerProcess(arguments: options + ["--admin-port", "0"])
-            return (server, try await server.waitUntilListening(timeout: 60))
+            return (server, try await server.waitUntilListening(timeout: .seconds(60)))
         }
 
         /// A `hearth` command on the same database: a third process.
