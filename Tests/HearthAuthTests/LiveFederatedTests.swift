@@ -165,7 +165,7 @@ struct LiveFederatedTests {
         let server = try await TestServer()
         defer { server.stop() }
         let file = server.directory.appendingPathComponent("service-account.json")
-        _ = try server.cli(["service-accounts", "create", "--out", file.path])
+        _ = try await server.cli(["service-accounts", "create", "--out", file.path])
         let account = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         let email = try #require(account["client_email"] as? String)
         let key = try _RSA.Signing.PrivateKey(pemRepresentation: try #require(account["private_key"] as? String))

@@ -95,8 +95,8 @@ final class TestServer {
     }
 
     /// Runs a `hearth` subcommand on this server's data, as an operator would beside it; returns its output.
-    func cli(_ arguments: [String]) throws -> String {
-        let (status, text) = try ChildProcess.run(
+    func cli(_ arguments: [String]) async throws -> String {
+        let (status, text) = try await ChildProcess.run(
             Self.binary.path,
             arguments + ["--data-dir", directory.appendingPathComponent("data").path, "--project", Self.projectID])
         guard status == 0 else { throw StartFailure(description: "hearth \(arguments): \(text)") }

@@ -44,8 +44,8 @@ struct CrossProcessRevocationTests {
         }
 
         /// A `hearth` command on the same database: a third process.
-        func hearth(_ arguments: [String]) throws -> (status: Int32, output: String) {
-            try spawnAndWait(ServerProcess.binary.path, arguments + options)
+        func hearth(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await spawnAndWait(ServerProcess.binary.path, arguments + options)
         }
     }
 
@@ -103,7 +103,7 @@ struct CrossProcessRevocationTests {
         let firstID = try #require(first.body["idToken"]?.stringValue)
         let firstUID = try #require(first.body["localId"]?.stringValue)
         try await warm(portB, firstID)
-        let disabled = try deployment.hearth(["users", "disable", firstUID])
+        let disabled = try await deployment.hearth(["users", "disable", firstUID])
         #expect(disabled.status == 0, "\(disabled.output)")
         let afterDisable = try await refused(portB, firstID, "USER_DISABLED")
         #expect(afterDisable != nil)

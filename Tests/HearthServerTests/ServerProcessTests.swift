@@ -56,14 +56,14 @@ final class ServerProcess: Sendable {
 }
 
 /// Runs a `hearth` subcommand on `dataDir` to completion; its exit status and combined output.
-func runHearth(_ args: [String], dataDir: URL) throws -> (status: Int32, output: String) {
-    try ChildProcess.run(ServerProcess.binary.path, args + ["--data-dir", dataDir.path])
+func runHearth(_ args: [String], dataDir: URL) async throws -> (status: Int32, output: String) {
+    try await ChildProcess.run(ServerProcess.binary.path, args + ["--data-dir", dataDir.path])
 }
 
 /// Runs `executable` (a path, or a name looked up in PATH) to completion; its exit status and output (standard
 /// output and error).
-func spawnAndWait(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    try ChildProcess.run(executable, arguments)
+func spawnAndWait(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    try await ChildProcess.run(executable, arguments)
 }
 
 func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {
@@ -203,16 +203,16 @@ struct ServerProcessTests {
     @Test func keysCanBeRotatedFromTheCommandLine() async throws {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }
-        func hearth(_ args: [String]) throws -> String {
-            let (status, text) = try runHearth(args, dataDir: dir)
+        func hearth(_ args: [String]) async throws -> String {
+            let (status, text) = try await runHearth(args, dataDir: dir)
             #expect(status == 0, "\(args): \(text)")
             return text
         }
-        let before = try hearth(["keys", "list"])
+        let before = try await hearth(["keys", "list"])
         #expect(before.components(separatedBy: "signing").count == 2)
-        let rotated = try hearth(["keys", "rotate", "--lead", "0"])
+        let rotated = try await hearth(["keys", "rotate", "--lead", "0"])
         #expect(rotated.contains("added key"))
-        let after = try hearth(["keys", "list"])
+        let after = try await hearth(["keys", "list"])
         #expect(
             after.components(separatedBy: "\n").filter { $0.contains("published") || $0.contains("signing") }.count == 2
         )

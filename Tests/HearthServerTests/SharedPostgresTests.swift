@@ -15,20 +15,21 @@ struct TestCluster {
     let directory: String
     let url: String
 
-    static func create() throws -> TestCluster {
-        let directory = String(try run(["create"]).split(separator: "\n").last ?? "")
+    static func create() async throws -> TestCluster {
+        let directory = String(try await run(["create"]).split(separator: "\n").last ?? "")
         let url = try String(contentsOfFile: directory + "/url", encoding: .utf8)
         return TestCluster(directory: directory, url: url.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// `pg_ctl stop -m mode`: `fast` ends every session (57P01 to each), `immediate` is a crash.
-    func stop(_ mode: String) throws { _ = try Self.run(["stop", directory, mode]) }
-    func start() throws { _ = try Self.run(["start", directory]) }
-    func destroy() { _ = try? Self.run(["destroy", directory]) }
+    func stop(_ mode: String) async throws { _ = try await Self.run(["stop", directory, mode]) }
+    func start() async throws { _ = try await Self.run(["start", directory]) }
+    /// Blocking, for `defer`.
+    func destroy() { _ = try? ChildProcess.runBlocking(Self.script!, ["destroy", directory]) }
 
     @discardableResult
-    static func run(_ arguments: [String]) throws -> String {
-        let (status, output) = try spawnAndWait(script!, arguments)
+    static func run(_ arguments: [String]) async throws -> String {
+        let (status, output) = try await spawnAndWait(script!, arguments)
         guard status == 0 else { throw ServerProcess.ProcessError("postgres-cluster \(arguments) failed: \(output)") }
         return output
     }
@@ -40,8 +41,8 @@ struct SharedDatabase {
     let directory: URL
 
     /// Project `shared` (any API key, no sign-up limit) and `limited` (key `limited-key`, 4 sign-ups per IP).
-    static func make() throws -> SharedDatabase {
-        let cluster = try TestCluster.create()
+    static func make() async throws -> SharedDatabase {
+        let cluster = try await TestCluster.create()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let config: JSONValue = [
@@ -68,8 +69,8 @@ struct SharedDatabase {
     }
 
     /// Runs a `hearth` command (keys, users…) on the database.
-    func hearth(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try ChildProcess.run(ServerProcess.binary.path, arguments + options)
+    func hearth(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await ChildProcess.run(ServerProcess.binary.path, arguments + options)
     }
 
     func destroy() {
@@ -126,7 +127,7 @@ struct SharedPostgresTests {
     func withTwoServers(_ body: (SharedDatabase, _ a: ServerProcess, Int, _ b: ServerProcess, Int) async throws -> Void)
         async throws
     {
-        let database = try SharedDatabase.make()
+        let database = try await SharedDatabase.make()
         defer { database.destroy() }
         let (a, portA) = try await database.startServer()
         defer { a.signal(SIGKILL) }
@@ -210,7 +211,7 @@ struct SharedPostgresTests {
             let firstToken = try #require(first.body["idToken"]?.stringValue)
             let oldKid = try #require(kid(of: firstToken))
 
-            let rotation = try database.hearth(["keys", "rotate", "--lead", "0"])
+            let rotation = try await database.hearth(["keys", "rotate", "--lead", "0"])
             #expect(rotation.status == 0, "\(rotation.output)")
             let added = try #require(rotation.output.range(of: #"added key [0-9a-f]+"#, options: .regularExpression))
             let newKid = String(rotation.output[added].dropFirst("added key ".count))
@@ -316,14 +317,14 @@ struct SharedPostgresTests {
 
             // `fast` ends every session with 57P01 and refuses new ones while shutting down; `immediate` is a crash.
             for mode in ["fast", "immediate"] {
-                try database.cluster.stop(mode)
+                try await database.cluster.stop(mode)
                 for port in [portA, portB] {
                     let answer = try await post(port, "/v1/accounts:signUp", ["returnSecureToken": true])
                     #expect(answer.status == 503, "\(mode): \(answer.body)")
                     #expect(answer.errorCode == "UNAVAILABLE")
                     #expect(answer.body["error"]?["status"]?.stringValue == "UNAVAILABLE")
                 }
-                try database.cluster.start()
+                try await database.cluster.start()
                 // Both servers reconnect by themselves: no restart, no operator.
                 for port in [portA, portB] {
                     var recovered = false

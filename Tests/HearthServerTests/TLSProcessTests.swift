@@ -1,10 +1,11 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// openssl makes the certificates, curl (built with HTTP/2) speaks to the server.
 let tlsToolsAvailable =
-    (try? spawnAndWait("openssl", ["version"]).status) == 0
-    && (try? spawnAndWait("curl", ["--version"]).output.contains("HTTP2")) == true
+    (try? ChildProcess.runBlocking("openssl", ["version"]).status) == 0
+    && (try? ChildProcess.runBlocking("curl", ["--version"]).output.contains("HTTP2")) == true
 
 /// `hearth serve --tls-cert --tls-key` with certificates made by the openssl CLI, spoken to by curl.
 @Suite(
@@ -12,8 +13,8 @@ let tlsToolsAvailable =
     .enabled(if: tlsToolsAvailable, "needs the openssl and curl (with HTTP/2) command-line tools"))
 struct TLSProcessTests {
     /// A self-signed certificate for 127.0.0.1 named `name`, written to `certificate` and `key`.
-    func makeCertificate(_ name: String, certificate: URL, key: URL) throws {
-        let (status, output) = try spawnAndWait(
+    func makeCertificate(_ name: String, certificate: URL, key: URL) async throws {
+        let (status, output) = try await spawnAndWait(
             "openssl",
             [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
@@ -24,8 +25,8 @@ struct TLSProcessTests {
     }
 
     /// curl's exit status and `http_version http_code` for a sign-up over HTTPS, trusting only `trusting`.
-    func signUp(port: Int, trusting: URL, http: String) throws -> (status: Int32, output: String) {
-        try spawnAndWait(
+    func signUp(port: Int, trusting: URL, http: String) async throws -> (status: Int32, output: String) {
+        try await spawnAndWait(
             "curl",
             [
                 "--silent", "--output", "/dev/null", "--write-out", "%{http_version} %{http_code}", http,
@@ -41,7 +42,7 @@ struct TLSProcessTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let certificate = dir.appendingPathComponent("cert.pem")
         let key = dir.appendingPathComponent("key.pem")
-        try makeCertificate("hearth-first", certificate: certificate, key: key)
+        try await makeCertificate("hearth-first", certificate: certificate, key: key)
         let first = dir.appendingPathComponent("first.pem")
         try FileManager.default.copyItem(at: certificate, to: first)
 
@@ -53,27 +54,27 @@ struct TLSProcessTests {
         let port = try await server.waitUntilListening()
 
         // HTTP/2 by ALPN, HTTP/1.1 for clients that ask for it, both with the configured certificate.
-        #expect(try signUp(port: port, trusting: first, http: "--http2") == (0, "2 200"))
-        #expect(try signUp(port: port, trusting: first, http: "--http1.1") == (0, "1.1 200"))
+        await #expect(try signUp(port: port, trusting: first, http: "--http2") == (0, "2 200"))
+        await #expect(try signUp(port: port, trusting: first, http: "--http1.1") == (0, "1.1 200"))
 
         // A renewal: new files in place, then SIGHUP. New connections get the new certificate.
         let renewedCertificate = dir.appendingPathComponent("renewed-cert.pem")
         let renewedKey = dir.appendingPathComponent("renewed-key.pem")
-        try makeCertificate("hearth-second", certificate: renewedCertificate, key: renewedKey)
+        try await makeCertificate("hearth-second", certificate: renewedCertificate, key: renewedKey)
         try Data(contentsOf: renewedCertificate).write(to: certificate, options: .atomic)
         try Data(contentsOf: renewedKey).write(to: key, options: .atomic)
         server.signal(SIGHUP)
         try await server.waitForOutput(containing: "TLS certificate reloaded")
         let second = dir.appendingPathComponent("second.pem")
         try FileManager.default.copyItem(at: certificate, to: second)
-        #expect(try signUp(port: port, trusting: second, http: "--http2") == (0, "2 200"))
-        #expect(try signUp(port: port, trusting: first, http: "--http2").status == 60)  // peer certificate not trusted
+        await #expect(try signUp(port: port, trusting: second, http: "--http2") == (0, "2 200"))
+        await #expect(try signUp(port: port, trusting: first, http: "--http2").status == 60)  // peer certificate not trusted
 
         // A broken file on SIGHUP is refused and the certificate in use stays.
         try Data("not a certificate".utf8).write(to: certificate)
         server.signal(SIGHUP)
         try await server.waitForOutput(containing: "TLS certificate not reloaded")
-        #expect(try signUp(port: port, trusting: second, http: "--http2") == (0, "2 200"))
+        await #expect(try signUp(port: port, trusting: second, http: "--http2") == (0, "2 200"))
     }
 
     @Test func aKeyThatDoesNotFitTheCertificateStopsTheStart() async throws {
@@ -82,8 +83,8 @@ struct TLSProcessTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let (certificate, key) = (dir.appendingPathComponent("cert.pem"), dir.appendingPathComponent("key.pem"))
         let (other, otherKey) = (dir.appendingPathComponent("other.pem"), dir.appendingPathComponent("other-key.pem"))
-        try makeCertificate("hearth-one", certificate: certificate, key: key)
-        try makeCertificate("hearth-other", certificate: other, key: otherKey)
+        try await makeCertificate("hearth-one", certificate: certificate, key: key)
+        try await makeCertificate("hearth-other", certificate: other, key: otherKey)
 
         let server = try ServerProcess(arguments: [
             "--data-dir", dir.appendingPathComponent("data").path, "--admin-port", "0",

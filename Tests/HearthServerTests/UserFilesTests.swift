@@ -113,13 +113,13 @@ struct UserExportFormatTests {
 
 @Suite("hearth users and service-accounts commands", .serialized)
 struct UserCommandTests {
-    func hearth(_ args: [String], dir: URL, expectStatus: Int32 = 0) throws -> String {
-        let (status, text) = try runHearth(args, dataDir: dir)
+    func hearth(_ args: [String], dir: URL, expectStatus: Int32 = 0) async throws -> String {
+        let (status, text) = try await runHearth(args, dataDir: dir)
         #expect(status == expectStatus, "\(args): \(text)")
         return text
     }
 
-    @Test func importReportsSkippedUsersExportRoundTripsAndABadFileImportsNothing() throws {
+    @Test func importReportsSkippedUsersExportRoundTripsAndABadFileImportsNothing() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -140,19 +140,19 @@ struct UserCommandTests {
             "--salt-separator", "Bw==", "--rounds", "8", "--mem-cost", "14",
         ]
         let first = dir.appendingPathComponent("a")
-        let imported = try hearth(["users", "import", source.path] + hashFlags, dir: first, expectStatus: 1)
+        let imported = try await hearth(["users", "import", source.path] + hashFlags, dir: first, expectStatus: 1)
         #expect(imported.contains("imported 2 of 3 users"))
         #expect(imported.contains("1 × email exists in other account in database: u2"))
 
         let export = dir.appendingPathComponent("out.json")
-        let exported = try hearth(["users", "export", export.path], dir: first)
+        let exported = try await hearth(["users", "export", export.path], dir: first)
         #expect(exported.contains("exported 2 users"))
         #expect(exported.contains("--hash-algo=SCRYPT"))
 
         // Hearth's own JSON export needs no hash flags.
         let second = dir.appendingPathComponent("b")
-        #expect(try hearth(["users", "import", export.path], dir: second).contains("imported 2 of 2 users"))
-        let u1 = try hearth(["users", "get", "ada@example.com"], dir: second)
+        #expect(try await hearth(["users", "import", export.path], dir: second).contains("imported 2 of 2 users"))
+        let u1 = try await hearth(["users", "get", "ada@example.com"], dir: second)
         #expect(u1.contains(#""hearthPasswordHash":"$firebase-scrypt$rounds=8,mem=14$TmFDbA$Bw$"#))
         // Second factors survive import, export and import again.
         #expect(u1.contains(#""mfaEnrollmentId":"ph-1""#) && u1.contains(#""phoneInfo":"+16505550102""#))
@@ -160,20 +160,20 @@ struct UserCommandTests {
 
         let bad = dir.appendingPathComponent("bad.json")
         try Data(#"{"users":[{"localId":"x1"},{"localId":"x2","createdAt":"soon"}]}"#.utf8).write(to: bad)
-        let refused = try hearth(["users", "import", bad.path], dir: second, expectStatus: 1)
+        let refused = try await hearth(["users", "import", bad.path], dir: second, expectStatus: 1)
         #expect(refused.contains("nothing imported"))
-        #expect(try hearth(["users", "get", "x1"], dir: second, expectStatus: 1).contains("no user x1"))
+        #expect(try await hearth(["users", "get", "x1"], dir: second, expectStatus: 1).contains("no user x1"))
         #expect(
-            try hearth(["users", "import", source.path, "--hash-algo", "SCRYPT"], dir: second, expectStatus: 64)
+            try await hearth(["users", "import", source.path, "--hash-algo", "SCRYPT"], dir: second, expectStatus: 64)
                 .contains("hash flags"))
     }
 
-    @Test func serviceAccountKeysAreCreatedListedAndRevoked() throws {
+    @Test func serviceAccountKeysAreCreatedListedAndRevoked() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("sa.json")
-        let created = try hearth(["service-accounts", "create", "--out", file.path, "--project", "p1"], dir: dir)
+        let created = try await hearth(["service-accounts", "create", "--out", file.path, "--project", "p1"], dir: dir)
         #expect(created.contains("created key"))
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -182,12 +182,12 @@ struct UserCommandTests {
         #expect(json["private_key"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
         let keyID = try #require(json["private_key_id"]?.stringValue)
         #expect(
-            try hearth(["service-accounts", "create", "--out", file.path], dir: dir, expectStatus: 1).contains("exists")
+            try await hearth(["service-accounts", "create", "--out", file.path], dir: dir, expectStatus: 1).contains("exists")
         )
 
-        #expect(try hearth(["service-accounts", "list"], dir: dir).contains("\(keyID)  p1"))
-        #expect(try hearth(["service-accounts", "revoke", keyID], dir: dir).contains("revoked"))
-        #expect(try hearth(["service-accounts", "list"], dir: dir).contains("revoked"))
-        #expect(try hearth(["service-accounts", "revoke", keyID], dir: dir, expectStatus: 1).contains("no active key"))
+        #expect(try await hearth(["service-accounts", "list"], dir: dir).contains("\(keyID)  p1"))
+        #expect(try await hearth(["service-accounts", "revoke", keyID], dir: dir).contains("revoked"))
+        #expect(try await hearth(["service-accounts", "list"], dir: dir).contains("revoked"))
+        #expect(try await hearth(["service-accounts", "revoke", keyID], dir: dir, expectStatus: 1).contains("no active key"))
     }
 }

@@ -196,12 +196,27 @@ public final class ChildProcess: Sendable {
         return output
     }
 
-    /// Runs a program to completion: its status and combined output. Fails after `timeout`.
+    /// Runs a program to completion: its status and combined output. Fails after `timeout`. The wait polls with
+    /// `Task.sleep`: a test blocked on a child would hold one of the few cooperative threads (two on a 2-core
+    /// machine) that every other test needs, and stall them all.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
         timeout: Duration = .seconds(300)
-    ) throws -> (status: Int32, output: String) {
+    ) async throws -> (status: Int32, output: String) {
         let child = try ChildProcess(executable, arguments, environment: environment)
+        let status = try await child.waitForExit(timeout: timeout)
+        let grace = ContinuousClock.now + .seconds(5)
+        while !child.shared.state.withLock({ $0.outputClosed }), ContinuousClock.now < grace {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        return (status, child.output)
+    }
+
+    /// `run` for code that cannot suspend (a trait's condition, a `defer`); keep it to short programs.
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], timeout: Duration = .seconds(120)
+    ) throws -> (status: Int32, output: String) {
+        let child = try ChildProcess(executable, arguments)
         let status = try child.waitForExitBlocking(timeout: timeout)
         let grace = ContinuousClock.now + .seconds(5)
         while !child.shared.state.withLock({ $0.outputClosed }), ContinuousClock.now < grace { usleep(2_000) }
