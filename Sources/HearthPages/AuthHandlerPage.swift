@@ -29,11 +29,15 @@ public struct AuthHandlerPage: Sendable {
 
     public func register(on router: Router<HearthRequestContext>) {
         router.get(RouterPath(stringLiteral: Self.path)) { request, context in await handle(request, context) }
+        // The reCAPTCHA page's form posts the solved token back here (`authType=verifyApp`).
+        router.post(RouterPath(stringLiteral: Self.path)) { request, context in await handle(request, context) }
     }
 
     func handle(_ request: Request, _ context: HearthRequestContext) async -> Response {
         do {
             let wire = try await WireRequest.decode(request, context: context)
+            if try wire.string("authType") == "verifyApp" { return try await verifyApp(wire, request) }
+            guard request.method == .get else { throw AuthError(.invalidArgument, "Only reCAPTCHA answers are posted here.") }
             // OAuth 2.0 returns `state`; Twitter's OAuth 1.0a `oauth_token` (or `denied` when the user declined).
             if try wire.string("providerId") == nil,
                 let state = try wire.string("state") ?? wire.string("oauthToken") ?? wire.string("denied")
@@ -111,6 +115,65 @@ public struct AuthHandlerPage: Sendable {
         let link = Self.appURL(pending.callbackURL, items: [("state", state), ("code", code ?? "")])
         let deepLink = Self.appURL(pending.callbackURL, items: [("authType", "signInWithRedirect"), ("link", link)])
         return Self.redirect(Self.appURL(pending.redirectURL, items: [("deep_link_id", deepLink)]))
+    }
+
+    /// Phone app verification's fallback (`authType=verifyApp`), what FirebaseAuth opens when no silent push
+    /// proves the app: GET shows the project's reCAPTCHA v2 challenge; its callback posts the solved token here,
+    /// and the handler hands it to the app as `deep_link_id` with `recaptchaToken` (checked with siteverify only
+    /// when the app sends it with `sendVerificationCode`). Nothing is stored: the page only carries the token.
+    func verifyApp(_ wire: WireRequest, _ request: Request) async throws -> Response {
+        var project = try engine.projects.resolve(apiKey: try wire.string("apiKey") ?? wire.apiKey, pathProject: nil)
+        if let tenant = try wire.string("tid"), !tenant.isEmpty {
+            project = try engine.projects.tenant(tenant, of: project)
+        }
+        guard let redirectURL = try wire.string("redirectUrl"),
+            engine.isAllowedSignInRedirect(redirectURL, project: project)
+        else {
+            throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.")
+        }
+        guard let siteKey = engine.recaptchaConfig(origin: RequestOrigin(project: project, clientIP: wire.clientIP)).siteKey
+        else {
+            return Self.redirect(
+                Self.appURL(
+                    redirectURL,
+                    error: Self.firebaseError(AuthError(.operationNotAllowed, "This server has no reCAPTCHA site key."))))
+        }
+        let eventID = try wire.string("eventId") ?? ""
+        if request.method == .post {
+            // The widget names its field `g-recaptcha-response`.
+            guard let token = try wire.string("g-recaptcha-response"), !token.isEmpty else {
+                throw AuthError(.missingAppCredential, "The reCAPTCHA was not solved.")
+            }
+            let link = Self.appURL(
+                callbackURL(request), items: [("authType", "verifyApp"), ("recaptchaToken", token), ("eventId", eventID)])
+            return Self.redirect(Self.appURL(redirectURL, items: [("deep_link_id", link)]))
+        }
+        let nonce = engine.random.token(bytes: 16)
+        var hidden = [
+            ("apiKey", try wire.string("apiKey") ?? ""), ("authType", "verifyApp"), ("redirectUrl", redirectURL),
+            ("eventId", eventID),
+        ]
+        if let tenant = try wire.string("tid"), !tenant.isEmpty { hidden.append(("tid", tenant)) }
+        let inputs = hidden.map {
+            "<input type=\"hidden\" name=\"\(HTMLEscaping.escape($0.0))\" value=\"\(HTMLEscaping.escape($0.1))\">"
+        }.joined()
+        let body = """
+            <p>Confirm you are not a robot to receive your sign-in code.</p>
+            <form id="verify" method="post" action="\(Self.path)">\(inputs)
+            <div class="g-recaptcha" data-sitekey="\(HTMLEscaping.escape(siteKey))" data-callback="hearthSolved"></div>
+            <noscript><p class="error">This check needs JavaScript.</p></noscript></form>
+            <script nonce="\(nonce)">function hearthSolved(){document.getElementById('verify').submit()}</script>
+            <script nonce="\(nonce)" src="https://www.google.com/recaptcha/api.js" async defer></script>
+            """
+        // Google's widget: its script, frames and calls, and nothing else from anywhere.
+        let policy =
+            "default-src 'none'; script-src 'nonce-\(nonce)' https://www.google.com/recaptcha/ "
+            + "https://www.gstatic.com/recaptcha/; frame-src https://www.google.com/recaptcha/ "
+            + "https://recaptcha.google.com/recaptcha/; connect-src https://www.google.com/recaptcha/; "
+            + "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        return PageLayout.response(
+            .ok, PageLayout.html(language: try wire.string("hl") ?? "en", title: "Verify your app", body: body),
+            contentSecurityPolicy: policy)
     }
 
     /// `<public base>/__/auth/handler`: the `redirect_uri` registered at the provider.

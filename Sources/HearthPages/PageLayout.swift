@@ -27,13 +27,18 @@ enum PageLayout {
         """
     }
 
-    static func response(_ status: HTTPResponse.Status, _ html: String, setCookie: String? = nil) -> Response {
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    static func response(
+        _ status: HTTPResponse.Status, _ html: String, setCookie: String? = nil,
+        contentSecurityPolicy: String = PageLayout.contentSecurityPolicy
+    ) -> Response {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
         ]
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         // Not no-referrer: browsers then send `Origin: null` on the form POST. same-origin still keeps the code
         // in the URL from every other site (the continue link).

@@ -95,14 +95,45 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
-    /// Closes every connection. Further calls fail.
+    /// Closes every connection. Further calls fail. Bounded: a listener still waiting on a connection the database
+    /// dropped (seen once under load, after `pg_terminate_backend`) must not hold a server's shutdown, nor a pool
+    /// waiting for that listener's lease; after `shutdownWait` each is left to end with the process.
     public func shutdown() async throws {
         if let listening = listenTask.withLock({ $0 }) {
             listening.cancel()
-            await listening.value
+            if await !Self.finishes(listening, within: Self.shutdownWait) {
+                logger.warning("PostgreSQL user-change listener did not stop; shutting down without it")
+            }
         }
         runTask.cancel()
-        await runTask.value
+        if await !Self.finishes(runTask, within: Self.shutdownWait) {
+            logger.warning("PostgreSQL connection pool did not close in time; shutting down without it")
+        }
+    }
+
+    static let shutdownWait: Duration = .seconds(5)
+
+    /// Whether `task` ends within `limit`. Awaiting a task's value ignores cancellation, so the wait races a timer
+    /// outside structured concurrency, which would otherwise wait for both.
+    static func finishes(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
+        final class Once: Sendable {
+            let done = Mutex(false)
+            func first() -> Bool { done.withLock { done in defer { done = true }; return !done } }
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let once = Once()
+            let resume = { @Sendable (finished: Bool) in
+                if once.first() { continuation.resume(returning: finished) }
+            }
+            Task {
+                await task.value
+                resume(true)
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                resume(false)
+            }
+        }
     }
 
     // MARK: Users

@@ -33,11 +33,12 @@ final class TestServer {
     /// identity providers.
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
     /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings;
-    /// `apns` (the server's `apns` section) with `appVerification` sets up phone app verification.
+    /// `apns` (the server's `apns` section) with `appVerification` sets up phone app verification; `recaptcha` is
+    /// the server's `recaptcha` section.
     init(
         tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
         mfa: [String: Any] = [:], phone: [String: Any] = [:], appVerification: String = "disabled",
-        apns: [String: Any]? = nil
+        apns: [String: Any]? = nil, recaptcha: [String: Any]? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -60,6 +61,7 @@ final class TestServer {
         let config = directory.appendingPathComponent("hearth.json")
         var server: [String: Any] = ["projects": [project]]
         if let apns { server["apns"] = apns }
+        if let recaptcha { server["recaptcha"] = recaptcha }
         try JSONSerialization.data(withJSONObject: server).write(to: config)
 
         let process = try ChildProcess(

@@ -223,3 +223,57 @@ struct APNSNotificationTests {
         #expect(late?.code == AuthErrorCode.notificationNotForwarded.rawValue)
     }
 }
+
+/// Phone app verification's reCAPTCHA fallback page: its URL, and the token (or error) its redirect carries.
+@Suite("reCAPTCHA fallback")
+struct RecaptchaFallbackPageTests {
+    @Test func thePageURLCarriesFirebasesParameters() throws {
+        let page = AppVerificationPage(
+            options: WebSignInTests.options, endpoint: WebSignInTests.options.endpoint, tenantID: "t1",
+            languageCode: "ko", bundleID: "com.example.app", eventID: "event-9")
+        #expect(page.pageURL.absoluteString.hasPrefix("https://auth.example.com/__/auth/handler?"))
+        let items = try #require(URLComponents(url: page.pageURL, resolvingAgainstBaseURL: false)?.queryItems)
+        let query = Dictionary(uniqueKeysWithValues: items.map { ($0.name, $0.value ?? "") })
+        #expect(query["authType"] == "verifyApp")
+        #expect(query["apiKey"] == "web-key")
+        #expect(query["redirectUrl"] == "hearth-my-project://firebaseauth/link")
+        #expect(query["eventId"] == "event-9" && query["tid"] == "t1" && query["hl"] == "ko")
+        #expect(query["ibi"] == "com.example.app")
+    }
+
+    @Test func theRedirectBecomesATokenOrAnError() throws {
+        let page = AppVerificationPage(
+            options: WebSignInTests.options, endpoint: nil, tenantID: nil, languageCode: nil, eventID: "e")
+        func callback(_ deepLinkQuery: String) -> URL {
+            let link = "https://auth.example.com/__/auth/handler?\(deepLinkQuery)"
+            let escaped = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            return URL(string: "hearth-my-project://firebaseauth/link?deep_link_id=\(escaped)")!
+        }
+        #expect(try page.token(fromCallback: callback("authType=verifyApp&recaptchaToken=03AF-x.y_z&eventId=e")) == "03AF-x.y_z")
+        let refused = #expect(throws: NSError.self) {
+            try page.token(
+                fromCallback: URL(
+                    string: "hearth-my-project://firebaseauth/link?firebaseError=%7B%22code%22%3A%22auth%2Foperation-not-allowed%22%7D")!)
+        }
+        #expect(refused?.code == AuthErrorCode.appVerificationUserInteractionFailure.rawValue)
+        #expect(refused?.userInfo[AuthErrorUserInfoServerCodeKey] as? String == "auth/operation-not-allowed")
+        let foreign = #expect(throws: NSError.self) {
+            try page.token(fromCallback: URL(string: "other-app://firebaseauth/link?deep_link_id=x")!)
+        }
+        #expect(foreign?.code == AuthErrorCode.appVerificationUserInteractionFailure.rawValue)
+    }
+
+    /// On Linux there is no browser to show the page: a server that wants a proof the app cannot give still answers
+    /// the app with FirebaseAuth's MISSING_APP_CREDENTIAL error.
+    @Test func withoutAPageToShowTheCodeRequestFailsAsFirebaseAuthWould() async throws {
+        // Nothing answers at this siteverify URL: no token ever reaches it.
+        let server = try await TestServer(
+            appVerification: "recaptcha",
+            recaptcha: ["secret": "s", "siteKey": "k", "siteverifyUrl": "http://127.0.0.1:\(try closedPort())/siteverify"])
+        let auth = server.makeAuth()
+        let error = await #expect(throws: NSError.self) {
+            try await PhoneAuthProvider.provider(auth: auth).verifyPhoneNumber("+447400123456", uiDelegate: nil)
+        }
+        #expect(error?.code == AuthErrorCode.missingAppCredential.rawValue)
+    }
+}

@@ -38,11 +38,20 @@ public final class PhoneAuthProvider: Sendable {
             return try await startSecondFactor(
                 multiFactorSession, enrollmentID: nil, phoneNumber: phoneNumber)
         }
-        // The silent-push proof when the app gave an APNs token (see Auth+AppVerification); no
-        // reCAPTCHA fallback yet, so without one the server must accept requests with no proof.
+        // The silent-push proof when the app gave an APNs token (see Auth+AppVerification). When the server
+        // wants a proof the app could not give, the reCAPTCHA page is the fallback, as in FirebaseAuth.
         var body = try await auth.appVerificationFields()
         body["phoneNumber"] = .string(phoneNumber)
-        let r = try await auth.client.call(.v1("accounts:sendVerificationCode"), body)
+        let r: JSON
+        do {
+            r = try await auth.client.call(.v1("accounts:sendVerificationCode"), body)
+        } catch let error as NSError
+            where error.domain == AuthErrorDomain && error.code == AuthErrorCode.missingAppCredential.rawValue
+                && body["iosReceipt"] == nil
+        {
+            body["recaptchaToken"] = .string(try await auth.recaptchaTokenFromWebPage(orThrow: error))
+            r = try await auth.client.call(.v1("accounts:sendVerificationCode"), body)
+        }
         guard let session = r["sessionInfo"]?.string else {
             throw AuthErrorCode.internalError.error(message: "The answer has no sessionInfo.")
         }

@@ -88,7 +88,7 @@ struct WebSignInRequest: Sendable {
         throw AuthErrorCode.webSignInUserInteractionFailure.error(message: "The redirect carries no sign-in result.")
     }
 
-    private static func query(of url: URL) -> [String: String] {
+    static func query(of url: URL) -> [String: String] {
         var out: [String: String] = [:]
         for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] {
             out[item.name] = item.value ?? ""
