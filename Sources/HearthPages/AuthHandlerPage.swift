@@ -57,15 +57,7 @@ public struct AuthHandlerPage: Sendable {
     /// Step 1. Until the redirect URL is known to be the app's, failures are a page; after that they go back to
     /// the app as `firebaseError`, as Firebase's handler reports them.
     func start(_ wire: WireRequest, _ request: Request) async throws -> Response {
-        var project = try engine.projects.resolve(apiKey: try wire.string("apiKey") ?? wire.apiKey, pathProject: nil)
-        if let tenant = try wire.string("tid"), !tenant.isEmpty {
-            project = try engine.projects.tenant(tenant, of: project)
-        }
-        guard let redirectURL = try wire.string("redirectUrl"),
-            engine.isAllowedSignInRedirect(redirectURL, project: project)
-        else {
-            throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.")
-        }
+        let (project, redirectURL) = try appTarget(wire)
         do {
             guard let providerID = try wire.string("providerId"), !providerID.isEmpty else {
                 throw AuthError(.invalidProviderID, "providerId is missing.")
@@ -91,6 +83,21 @@ public struct AuthHandlerPage: Sendable {
         } catch let error as AuthError {
             return Self.redirect(Self.appURL(redirectURL, error: Self.firebaseError(error)))
         }
+    }
+
+    /// The project (and tenant) the request is for, and the app's redirect URL, which must be the app's own callback
+    /// or on an authorized domain; until both are known, failures are a page, never a redirect.
+    func appTarget(_ wire: WireRequest) throws -> (ProjectConfig, String) {
+        var project = try engine.projects.resolve(apiKey: try wire.string("apiKey") ?? wire.apiKey, pathProject: nil)
+        if let tenant = try wire.string("tid"), !tenant.isEmpty {
+            project = try engine.projects.tenant(tenant, of: project)
+        }
+        guard let redirectURL = try wire.string("redirectUrl"),
+            engine.isAllowedSignInRedirect(redirectURL, project: project)
+        else {
+            throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.")
+        }
+        return (project, redirectURL)
     }
 
     /// Step 2. The state is accepted once; the app gets the link, or the provider's refusal.
@@ -122,15 +129,7 @@ public struct AuthHandlerPage: Sendable {
     /// and the handler hands it to the app as `deep_link_id` with `recaptchaToken` (checked with siteverify only
     /// when the app sends it with `sendVerificationCode`). Nothing is stored: the page only carries the token.
     func verifyApp(_ wire: WireRequest, _ request: Request) async throws -> Response {
-        var project = try engine.projects.resolve(apiKey: try wire.string("apiKey") ?? wire.apiKey, pathProject: nil)
-        if let tenant = try wire.string("tid"), !tenant.isEmpty {
-            project = try engine.projects.tenant(tenant, of: project)
-        }
-        guard let redirectURL = try wire.string("redirectUrl"),
-            engine.isAllowedSignInRedirect(redirectURL, project: project)
-        else {
-            throw AuthError(.unauthorizedDomain, "The redirect URL is not the app's and not on an authorized domain.")
-        }
+        let (project, redirectURL) = try appTarget(wire)
         guard let siteKey = engine.recaptchaConfig(origin: RequestOrigin(project: project, clientIP: wire.clientIP)).siteKey
         else {
             return Self.redirect(

@@ -18,7 +18,6 @@ struct AppVerificationPage: Sendable {
     ) {
         self.eventID = eventID
         callbackScheme = WebSignInRequest.callbackScheme(for: options)
-        let base = endpoint?.absoluteString.trimmingSuffix("/") ?? "https://\(options.projectID).firebaseapp.com"
         var items = [
             URLQueryItem(name: "apiKey", value: options.apiKey),
             URLQueryItem(name: "authType", value: "verifyApp"),
@@ -29,10 +28,7 @@ struct AppVerificationPage: Sendable {
         ]
         if let tenantID { items.append(URLQueryItem(name: "tid", value: tenantID)) }
         if let languageCode { items.append(URLQueryItem(name: "hl", value: languageCode)) }
-        var components = URLComponents(string: "\(base)/__/auth/handler")!
-        components.queryItems = items
-        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        pageURL = components.url!
+        pageURL = WebSignInRequest.handlerURL(options: options, endpoint: endpoint, items: items)
     }
 
     /// The reCAPTCHA token the handler's redirect carries, or the error it reports (`firebaseError`).

@@ -31,8 +31,6 @@ struct WebSignInRequest: Sendable {
         self.sessionID = sessionID
         self.eventID = eventID
         callbackScheme = Self.callbackScheme(for: options)
-        // Without a Hearth endpoint the handler is Firebase Hosting's, as FirebaseAuth uses.
-        let base = endpoint?.absoluteString.trimmingSuffix("/") ?? "https://\(options.projectID).firebaseapp.com"
         var items = [
             URLQueryItem(name: "apiKey", value: options.apiKey),
             URLQueryItem(name: "authType", value: "signInWithRedirect"),
@@ -52,11 +50,18 @@ struct WebSignInRequest: Sendable {
             items.append(URLQueryItem(name: "customParameters", value: String(decoding: json, as: UTF8.self)))
         }
         if let languageCode { items.append(URLQueryItem(name: "hl", value: languageCode)) }
+        handlerURL = Self.handlerURL(options: options, endpoint: endpoint, items: items)
+    }
+
+    /// `<server>/__/auth/handler?<items>`. Without a Hearth endpoint the handler is Firebase Hosting's, as
+    /// FirebaseAuth uses.
+    static func handlerURL(options: HearthOptions, endpoint: URL?, items: [URLQueryItem]) -> URL {
+        let base = endpoint?.absoluteString.trimmingSuffix("/") ?? "https://\(options.projectID).firebaseapp.com"
         var components = URLComponents(string: "\(base)/__/auth/handler")!
         components.queryItems = items
         // `+` is a space to form decoders; the handler must see it as itself (in scopes, JSON).
         components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        handlerURL = components.url!
+        return components.url!
     }
 
     /// Whether `url` is this flow's redirect back into the app.
