@@ -51,12 +51,7 @@ struct CrossProcessRevocationTests {
 
     /// POST with a bounded wait: a hung server fails the test instead of holding the run.
     func call(_ port: Int, _ path: String, _ body: JSONValue) async throws -> Answer {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=any")!, timeoutInterval: 10)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body.jsonText.utf8)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as! HTTPURLResponse).statusCode, body: try JSONValue.parse(Array(data)))
+        try await post(port, path, body, timeout: 10)
     }
 
     func lookup(_ port: Int, _ idToken: String) async throws -> Answer {

@@ -148,6 +148,11 @@ extension ParityTests {
                 #expect(refresh.status == 400)
             }
             #expect(try await c.post("/v1/accounts:lookup", ["idToken": .string(fresh)]).status == 200)
+            // A value of another type is refused and ends nothing.
+            let wrongType = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(fresh), "validSince": ["not": "a number"]])
+            #expect(wrongType.status == 400 && wrongType.errorCode?.hasPrefix("Invalid JSON payload") == true)
+            #expect(try await c.post("/v1/accounts:lookup", ["idToken": .string(fresh)]).status == 200)
         }
     }
 }

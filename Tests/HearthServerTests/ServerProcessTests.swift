@@ -66,8 +66,12 @@ func spawnAndWait(_ executable: String, _ arguments: [String]) async throws -> (
     try await ChildProcess.run(executable, arguments)
 }
 
-func postJSON(port: Int, path: String, body: JSONValue) async throws -> (Int, JSONValue) {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=any")!)
+/// POSTs `body` to a server on 127.0.0.1; its status and JSON answer. The wait is bounded by `timeout`: a hung
+/// server fails the test instead of holding the run.
+func postJSON(
+    port: Int, path: String, body: JSONValue, key: String = "any", timeout: TimeInterval = 60
+) async throws -> (Int, JSONValue) {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=\(key)")!, timeoutInterval: timeout)
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
     request.httpBody = Data(body.jsonText.utf8)

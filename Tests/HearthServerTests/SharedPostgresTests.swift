@@ -88,13 +88,11 @@ struct Answer: Sendable {
     }
 }
 
-func post(_ port: Int, _ path: String, _ body: JSONValue, key: String = "any") async throws -> Answer {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=\(key)")!)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.httpBody = Data(body.jsonText.utf8)
-    let (data, response) = try await URLSession.shared.data(for: request)
-    return Answer(status: (response as! HTTPURLResponse).statusCode, body: try JSONValue.parse(Array(data)))
+func post(
+    _ port: Int, _ path: String, _ body: JSONValue, key: String = "any", timeout: TimeInterval = 60
+) async throws -> Answer {
+    let (status, answer) = try await postJSON(port: port, path: path, body: body, key: key, timeout: timeout)
+    return Answer(status: status, body: answer)
 }
 
 func refresh(_ port: Int, _ token: String) async throws -> Answer {

@@ -150,7 +150,8 @@ public struct UserImporter: Sendable {
             var entry = original
             if let raw = entry.rawPassword, entry.passwordHash == nil, entry.encodedPasswordHash == nil {
                 guard let hasher, !raw.isEmpty else {
-                    errors.append(UserImportError(index: index, message: "rawPassword cannot be imported here"))
+                    let reason = raw.isEmpty ? "rawPassword is empty" : "rawPassword is not taken by this importer"
+                    errors.append(UserImportError(index: index, message: reason))
                     continue
                 }
                 entry.encodedPasswordHash = try await hasher.hash(raw).encoded

@@ -62,7 +62,8 @@ extension AuthRoutes {
             password: try wire.string("password"),
             displayName: try wire.string("displayName"), photoURL: try wire.string("photoUrl"),
             deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider"))
-        request.endsSessions = wire.fields["validSince"].map { $0 != .null } ?? false
+        // Any int64 (its value is the server's to choose); another type is Google's type error, as for admins.
+        request.endsSessions = try wire.int("validSince") != nil
         let result = try await engine.updateAccount(request, origin: origin)
         let u = result.user
         return UserEncoding.withTokens(UserEncoding.setAccountInfo(u), result.tokens)
