@@ -68,9 +68,12 @@ def test_totp_enrollment_and_sign_in_with_pyotp_codes(hearth_emulator, admin):
     uri = totp.provisioning_uri(name="totp@example.com", issuer_name="Hearth")
     assert pyotp.parse_uri(uri).secret == info["sharedSecretKey"]
 
+    # One instant fixes both codes, so a 30-second boundary crossed mid-test cannot turn the replay into a fresh code.
+    enrolled_at = time.time()
+    enrollment_code = totp.at(enrolled_at)
     status, enrolled = v2(hearth_emulator, "mfaEnrollment:finalize", {
         "idToken": id_token, "displayName": "authenticator",
-        "totpVerificationInfo": {"sessionInfo": info["sessionInfo"], "verificationCode": totp.now()}})
+        "totpVerificationInfo": {"sessionInfo": info["sessionInfo"], "verificationCode": enrollment_code}})
     assert status == 200, enrolled
     assert claims(enrolled["idToken"])["firebase"]["sign_in_second_factor"] == "totp"
 
@@ -91,9 +94,9 @@ def test_totp_enrollment_and_sign_in_with_pyotp_codes(hearth_emulator, admin):
             "totpVerificationInfo": {"verificationCode": code}})
 
     # The enrollment's code was used; pyotp's code for the next period is inside the window.
-    status, replay = finalize(totp.now())
+    status, replay = finalize(enrollment_code)
     assert status == 400 and replay["error"]["message"].startswith("INVALID_CODE")
-    status, done = finalize(totp.at(time.time() + 30))
+    status, done = finalize(totp.at(enrolled_at + 30))
     assert status == 200, done
     token = claims(done["idToken"])
     assert token["firebase"]["sign_in_second_factor"] == "totp"
