@@ -258,40 +258,7 @@ public final class PostgresAuthStore: AuthStore {
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
         let nowMs = r.now.millisecondsSince1970
         let graceMs = Int64(r.graceSeconds) * 1000
-        let presented = Data(r.presentedHash)
-        // One statement, one round trip, its own transaction. `presented` locks the token row, so concurrent uses
-        // of one token queue there; each later one gets the row as the earlier one committed it (READ COMMITTED
-        // re-reads a locked row), sees `rotated_at` and the sealed successor, and writes nothing. The writing
-        // sub-statements apply the rules below on that row; the outcome is read from the same row.
-        let rows = try await query(
-            """
-            WITH presented AS (
-              SELECT t.rotated_at, t.sealed_successor, f.*
-              FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-              WHERE t.hash = \(presented) AND (f.project_id = \(r.projectID)
-                OR (f.project_id COLLATE "C" >= \(r.tenantPrefix)
-                    AND f.project_id COLLATE "C" < \(StoreSupport.prefixEnd(r.tenantPrefix))))
-              FOR UPDATE OF t
-            ),
-            rotated AS (
-              UPDATE refresh_tokens SET rotated_at = \(nowMs), sealed_successor = \(Data(r.sealedSuccessor))
-              WHERE hash = \(presented) AND \(r.rotate)
-                AND EXISTS (SELECT 1 FROM presented WHERE revoked_at IS NULL AND rotated_at IS NULL)
-              RETURNING family_id
-            ),
-            successor AS (
-              INSERT INTO refresh_tokens (hash, family_id, issued_at)
-              SELECT \(Data(r.successorHash)), family_id, \(nowMs) FROM rotated
-            ),
-            reused AS (
-              UPDATE refresh_families
-              SET revoked_at = \(nowMs), revoke_reason = \(RefreshRevocationReason.reuseDetected.rawValue)
-              WHERE \(r.rotate) AND id = (
-                SELECT id FROM presented WHERE revoked_at IS NULL AND rotated_at IS NOT NULL
-                  AND NOT (\(nowMs) - rotated_at <= \(graceMs) AND sealed_successor IS NOT NULL))
-            )
-            SELECT * FROM presented
-            """)
+        let rows = try await execute(RotateRefreshToken(rotation: r))
         // The same rules as the statement's, on the row it locked.
         guard let row = rows.first?.makeRandomAccess() else { return .unknown }
         let family = try Self.family(from: row)
