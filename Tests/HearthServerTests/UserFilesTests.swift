@@ -79,6 +79,36 @@ struct UserExportFormatTests {
         }
     }
 
+    /// Batches are parsed in parallel but arrive in file order, and a bad entry stops the stream after every batch
+    /// before it has arrived, as when entries were parsed one at a time.
+    @Test func parallelParsingKeepsFileOrderAndErrorPosition() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("users.json")
+        let entries = (0..<200).map { #"{"localId":"u\#($0)"}"# }
+        try Data(#"{"users":[\#(entries.joined(separator: ","))]}"#.utf8).write(to: file)
+        var stream = UserExportStream(path: file.path)
+        stream.chunkSize = 97
+        var seen: [String?] = []
+        var firsts: [Int] = []
+        let count = try await stream.forEachBatch(of: 7) { batch, first in
+            seen += batch.map(\.localID)
+            firsts.append(first)
+        }
+        #expect(count == 200 && seen == (0..<200).map { "u\($0)" })
+        #expect(firsts == Array(stride(from: 0, to: 200, by: 7)))
+
+        var broken = entries
+        broken[150] = #"{"localId":"u150","createdAt":"soon"}"#
+        try Data(#"{"users":[\#(broken.joined(separator: ","))]}"#.utf8).write(to: file)
+        var delivered = 0
+        await #expect(throws: UserExportFormat.FileError.self) {
+            try await stream.forEachBatch(of: 7) { batch, _ in delivered += batch.count }
+        }
+        #expect(delivered == 147, "the 21 whole batches before users[150]")
+    }
+
     @Test func firebaseCSVColumnsAreReadWhereFirebaseToolsPutsThem() throws {
         var columns = Array(repeating: "", count: 28)
         columns[0] = "uid-9"

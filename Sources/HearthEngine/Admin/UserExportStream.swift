@@ -19,6 +19,10 @@ public struct UserExportStream: Sendable {
 
     /// Calls `body` with the users in file order, `batchSize` at a time (the last batch may be shorter), with the
     /// position of the batch's first user; returns how many users the file has.
+    ///
+    /// Cutting entries out is cheap and sequential; parsing them is not, so batches are parsed on up to
+    /// `parallelism` tasks while `body` handles earlier ones, and still delivered in order. Errors come in file
+    /// order too: every batch before a bad entry or a malformed stretch reaches `body` first.
     @discardableResult
     public func forEachBatch(
         of batchSize: Int, _ body: (_ users: [ImportedUser], _ firstIndex: Int) async throws -> Void
@@ -28,27 +32,56 @@ public struct UserExportStream: Sendable {
         }
         defer { try? handle.close() }
         var splitter = Splitter()
-        var batch: [ImportedUser] = []
-        batch.reserveCapacity(batchSize)
+        var entries: [[UInt8]] = []
+        entries.reserveCapacity(batchSize)
         var count = 0
-        while true {
-            let chunk = try handle.read(upToCount: chunkSize) ?? Data()
-            if chunk.isEmpty { break }
-            var elements: [[UInt8]] = []
-            try chunk.withUnsafeBytes { try splitter.feed($0.bindMemory(to: UInt8.self)) { elements.append($0) } }
-            for element in elements {
-                batch.append(try Self.user(element, index: count))
-                count += 1
-                if batch.count == batchSize {
-                    try await body(batch, count - batch.count)
-                    batch.removeAll(keepingCapacity: true)
+        var delivered = 0
+        var parsing: [Task<[ImportedUser], any Error>] = []
+        defer { for task in parsing { task.cancel() } }
+        func parse(_ entries: [[UInt8]], first: Int) -> Task<[ImportedUser], any Error> {
+            Task { try entries.enumerated().map { try Self.user($1, index: first + $0) } }
+        }
+        func deliverOldest() async throws {
+            let users = try await parsing.removeFirst().value
+            try await body(users, delivered)
+            delivered += users.count
+        }
+        // A read or structure error waits until what came before it has gone through, as if entries were parsed
+        // one at a time; an entry's own error or one of `body`'s goes straight out.
+        var streamError: (any Error)?
+        reading: while true {
+            var cut: [[UInt8]] = []
+            do {
+                let chunk = try handle.read(upToCount: chunkSize) ?? Data()
+                if chunk.isEmpty {
+                    try splitter.finish()
+                    break reading
                 }
+                try chunk.withUnsafeBytes { try splitter.feed($0.bindMemory(to: UInt8.self)) { cut.append($0) } }
+            } catch {
+                streamError = error
+            }
+            for entry in cut {
+                entries.append(entry)
+                count += 1
+                guard entries.count == batchSize else { continue }
+                parsing.append(parse(entries, first: count - entries.count))
+                entries.removeAll(keepingCapacity: true)
+                if parsing.count > Self.parallelism { try await deliverOldest() }
+            }
+            if let streamError {
+                while !parsing.isEmpty { try await deliverOldest() }
+                _ = try await parse(entries, first: count - entries.count).value
+                throw streamError
             }
         }
-        try splitter.finish()
-        if !batch.isEmpty { try await body(batch, count - batch.count) }
+        if !entries.isEmpty { parsing.append(parse(entries, first: count - entries.count)) }
+        while !parsing.isEmpty { try await deliverOldest() }
         return count
     }
+
+    /// Batches parsed at once besides the one being delivered.
+    static let parallelism = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 4)
 
     static func user(_ bytes: [UInt8], index: Int) throws -> ImportedUser {
         let entry: JSONValue
