@@ -90,6 +90,22 @@ struct AdministrationConformance {
         }
     }
 
+    /// Entries are decided in order, each as if those before it were written: an address an overwritten user gave
+    /// up is free for the entries after it, not for those before.
+    @Test(arguments: Backend.available)
+    func anOverwriteFreesWhatTheOldUserHeldForLaterEntriesOnly(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.insertUser(Fixture.user(uid: "u1", email: "ada@x.com", phone: "+15550001", providers: []))
+            let early = Fixture.user(uid: "u2", email: "ada@x.com", providers: [])
+            let moved = Fixture.user(uid: "u1", email: "new@x.com", providers: [])
+            let late = Fixture.user(uid: "u3", email: nil, phone: "+15550001", providers: [])
+            #expect(try await store.importUsers([early, moved, late], overwrite: true) == [0: .emailExists])
+            #expect(try await store.user(projectID: "p1", uid: "u1")?.email == "new@x.com")
+            #expect(try await store.user(projectID: "p1", uid: "u3")?.phoneNumber == "+15550001")
+            #expect(try await store.user(projectID: "p1", uid: "u2") == nil)
+        }
+    }
+
     @Test(arguments: Backend.available)
     func deletesAllUsersOfOneProjectWithTheirSessions(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
