@@ -174,7 +174,11 @@ extension PostgresAuthStore {
             try binds.append(user.initialEmail)
             try binds.append(user.version)
         }
-        let links = users.flatMap { user in user.providers.map { (user, $0) } }
+        try await insertLinks(db, users.flatMap { user in user.providers.map { (user, $0) } })
+    }
+
+    /// Inserts provider links, each with the user it belongs to.
+    static func insertLinks(_ db: Transaction, _ links: [(UserRecord, ProviderUserInfo)]) async throws {
         try await insertMany(db, links, into: """
             provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name, photo_url,
               phone_number, private_email)

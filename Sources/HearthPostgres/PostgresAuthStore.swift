@@ -686,32 +686,11 @@ extension PostgresAuthStore {
 
     /// Inserts the user's row and provider links; uniqueness is the caller's to check.
     static func insertRow(_ db: Transaction, _ user: UserRecord) async throws {
-        try await db.run(
-            """
-            INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
-              password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, version)
-            VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
-              \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
-              \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
-              \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
-              \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth),
-              \(MFAEnrollment.storedText(user.mfaEnrollments)), \(user.emailLinkSignIn), \(user.initialEmail),
-              \(user.version))
-            """)
-        try await writeProviders(db, user)
+        try await insertRows(db, [user])
     }
 
     static func writeProviders(_ db: Transaction, _ user: UserRecord) async throws {
-        for p in user.providers {
-            try await db.run(
-                """
-                INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number, private_email)
-                VALUES (\(user.projectID), \(p.providerID), \(p.rawID), \(user.uid), \(p.federatedID), \(p.email),
-                  \(p.displayName), \(p.photoURL), \(p.phoneNumber), \(p.isPrivateEmail))
-                """)
-        }
+        try await insertLinks(db, user.providers.map { (user, $0) })
     }
 
     /// A user and their provider links in one statement, so both come from the same snapshot:
