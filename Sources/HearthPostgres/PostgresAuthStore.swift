@@ -528,6 +528,16 @@ extension PostgresAuthStore {
                 """))
     }
 
+    public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                  WHERE project_id = \(projectID) AND email = \(providerEmail) ORDER BY uid COLLATE "C" LIMIT 1)
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
     public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
         let nowMs = now.millisecondsSince1970
         try await query("DELETE FROM single_use_keys WHERE expires_at <= \(nowMs)")

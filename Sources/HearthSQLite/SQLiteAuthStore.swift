@@ -461,6 +461,17 @@ extension SQLiteAuthStore {
         }
     }
 
+    public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
+        try readNow { db in
+            try Self.fetchUser(
+                db,
+                where: """
+                    u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
+                      WHERE project_id = ? AND email = ? ORDER BY uid LIMIT 1)
+                    """, [projectID, projectID, providerEmail])
+        }
+    }
+
     public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
         let nowMs = now.millisecondsSince1970
         return try await pool.write { db in

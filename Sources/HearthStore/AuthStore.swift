@@ -149,6 +149,9 @@ public protocol AuthStore: Sendable {
     /// Each (provider, raw id) belongs to at most one user per project: inserting or updating a user whose
     /// links include one held by another user throws `StoreError.federatedIDExists`.
     func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord?
+    /// A user with a provider link that carries `email` (as the provider last gave it, lower-cased), the lowest
+    /// uid when several have one; for createAuthUri, which lists an address's sign-in methods.
+    func user(projectID: String, providerEmail: String) async throws -> UserRecord?
     /// Records the single use of `key` (a provider token's subject and nonce, a pending credential) until
     /// `until`; returns false when it was already used and that use has not expired. Expired uses may be forgotten.
     func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool

@@ -129,6 +129,34 @@ extension ParityTests {
         }
     }
 
+    /// createAuthUri (`fetchSignInMethodsForEmail`): an address a provider gave counts as the account's, and e-mail
+    /// links are the `password` provider in `allProviders` but `emailLink` in `signinMethods`.
+    @Test func createAuthUriFindsAnAddressAProviderGave() async throws {
+        let h = try await Harness(configure: { $0.emailEnumerationProtection = false })
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let uid = try #require(
+                try await c.signUp(email: "ada@example.com", password: "correct horse").string("localId"))
+            let link: JSONValue = ["providerId": "google.com", "rawId": "g-1", "email": "ada@gmail.com"]
+            let linked = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "linkProviderUserInfo": link],
+                token: token)
+            #expect(linked.status == 200, "\(linked.json)")
+            var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            user.emailLinkSignIn = true
+            try await h.store.updateUser(user)
+            for address in ["ada@example.com", "ADA@gmail.com"] {
+                let r = try await c.post(
+                    "/v1/accounts:createAuthUri", ["identifier": .string(address), "continueUri": "http://localhost/"])
+                #expect(r["registered"] == true, "\(address)")
+                #expect(r["allProviders"] == ["password", "google.com"], "\(address)")
+                #expect(r["signinMethods"] == ["password", "emailLink", "google.com"], "\(address)")
+            }
+            let unknown = try await c.post(
+                "/v1/accounts:createAuthUri", ["identifier": "nobody@example.com", "continueUri": "http://localhost/"])
+            #expect(unknown["registered"] == false && unknown["allProviders"] == [])
+        }
+    }
+
     /// A client's `validSince` signs the account out everywhere, this session included, and answers a fresh one.
     @Test func aClientsValidSinceEndsEverySessionAndAnswersANewOne() async throws {
         let h = try await Harness()
