@@ -13,10 +13,12 @@ public struct ProviderCredential: Sendable {
     public var rawNonce: String?
     /// Apple's `user` JSON (`{"name":{"firstName","lastName"}}`), sent by the app on the first sign-in only.
     public var appleUser: JSONValue?
+    /// A `SAMLResponse`: emulator mode reads the emulator's fake one (a JSON assertion) and nothing else.
+    public var samlResponse: String?
 
     public init(
         providerID: String, idToken: String? = nil, accessToken: String? = nil, tokenSecret: String? = nil,
-        rawNonce: String? = nil, appleUser: JSONValue? = nil
+        rawNonce: String? = nil, appleUser: JSONValue? = nil, samlResponse: String? = nil
     ) {
         self.providerID = providerID
         self.idToken = idToken
@@ -24,6 +26,7 @@ public struct ProviderCredential: Sendable {
         self.tokenSecret = tokenSecret
         self.rawNonce = rawNonce
         self.appleUser = appleUser
+        self.samlResponse = samlResponse
     }
 }
 
