@@ -376,6 +376,15 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
+    public func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool {
+        try await !query(
+            """
+            SELECT 1 FROM phone_verifications
+            WHERE session_hash = \(Data(sessionHash)) AND expires_at > \(now.millisecondsSince1970)
+            """
+        ).isEmpty
+    }
+
     public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
         try await query("DELETE FROM phone_verifications WHERE session_hash = \(Data(sessionHash))")
     }

@@ -296,6 +296,14 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool {
+        try readNow { db in
+            try Row.fetchOne(
+                db, sql: "SELECT 1 FROM phone_verifications WHERE session_hash = ? AND expires_at > ?",
+                arguments: [Data(sessionHash), now.millisecondsSince1970]) != nil
+        }
+    }
+
     public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
         try await pool.write { db in
             try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [Data(sessionHash)])

@@ -52,6 +52,8 @@ public protocol AuthStore: Sendable {
         -> PhoneCodeOutcome
     /// Deletes a session that will never be used (its SMS could not be sent).
     func deletePhoneVerification(sessionHash: [UInt8]) async throws
+    /// Whether the code of `sessionHash` can still be entered (not used, not given up on, not expired).
+    func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool
     func insertPhoneProof(_ proof: PhoneProof) async throws
     /// The phone number a live proof stands for, consuming it; nil when unknown or expired.
     func consumePhoneProof(proofHash: [UInt8], projectID: String, now: Date) async throws -> String?

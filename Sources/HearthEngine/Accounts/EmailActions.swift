@@ -502,4 +502,9 @@ extension AuthEngine {
     public func liveActionCode(_ code: String, projectID: String) async throws -> EmailActionCode? {
         try await store.emailActionCode(hash: Self.actionCodeHash(code), projectID: projectID, now: clock.now())
     }
+
+    /// Whether an SMS code's session can still be used (the emulator's listing leaves used codes out).
+    public func livePhoneSession(_ sessionInfo: String) async throws -> Bool {
+        try await store.phoneVerificationIsLive(sessionHash: Self.sessionHash(sessionInfo), now: clock.now())
+    }
 }

@@ -202,7 +202,7 @@ extension AuthRoutes {
     }
 
     func adminSMSOutbox(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        try await EmulatorRoutes.verificationCodes(engine.store, projectID: origin.project.projectID)
+        try await EmulatorRoutes.verificationCodes(engine, projectID: origin.project.projectID, unusedOnly: false)
     }
 }
 
