@@ -103,8 +103,11 @@ extension AuthEngine {
             recipient = email
             user = try await store.user(projectID: project.projectID, email: email)
             if kind == .passwordReset && user == nil {
-                // Under enumeration protection an unknown address looks like a known one.
-                guard hidesAccounts else { throw AuthError(.emailNotFound) }
+                // Under enumeration protection an unknown address looks like a known one. The emulator answers
+                // its admin so too (with no link); a production admin, who can look accounts up anyway, is told.
+                guard hidesAccounts || (origin.emulator && project.emailEnumerationProtection) else {
+                    throw AuthError(.emailNotFound)
+                }
                 deliverable = false
             }
         case .verifyEmail, .verifyAndChangeEmail:
