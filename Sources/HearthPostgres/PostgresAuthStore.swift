@@ -185,7 +185,7 @@ public final class PostgresAuthStore: AuthStore {
                   last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
                   custom_auth = \(user.customAuth), mfa_info = \(MFAEnrollment.storedText(user.mfaEnrollments)),
                   email_link_sign_in = \(user.emailLinkSignIn), initial_email = \(user.initialEmail),
-                  version = version + 1
+                  screen_name = \(user.screenName), version = version + 1
                 WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
                 RETURNING 1
                 """)
@@ -742,14 +742,15 @@ extension PostgresAuthStore {
             """
             INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
               password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, version)
+              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, screen_name,
+              version)
             VALUES (\(user.projectID), \(user.uid), \(user.email), \(user.emailVerified), \(user.displayName),
               \(user.photoURL), \(user.phoneNumber), \(user.passwordHash),
               \(user.passwordUpdatedAt?.millisecondsSince1970), \(user.validSince.millisecondsSince1970),
               \(user.disabled), \(user.createdAt.millisecondsSince1970), \(user.lastLoginAt?.millisecondsSince1970),
               \(user.lastRefreshAt?.millisecondsSince1970), \(user.customClaims), \(user.customAuth),
               \(MFAEnrollment.storedText(user.mfaEnrollments)), \(user.emailLinkSignIn), \(user.initialEmail),
-              \(user.version))
+              \(user.screenName), \(user.version))
             """)
         try await writeProviders(db, user)
     }
@@ -812,6 +813,7 @@ extension PostgresAuthStore {
                         version: try row["version"].decode(Int64.self)))
                 users[users.count - 1].emailLinkSignIn = try row["email_link_sign_in"].decode(Bool.self)
                 users[users.count - 1].initialEmail = try row["initial_email"].decode(String?.self)
+                users[users.count - 1].screenName = try row["screen_name"].decode(String?.self)
             }
             guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
             users[users.count - 1].providers.append(

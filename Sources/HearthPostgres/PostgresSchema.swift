@@ -288,5 +288,7 @@ enum PostgresSchema {
             statements: [
                 "CREATE INDEX provider_links_email ON provider_links (project_id, email) WHERE email IS NOT NULL"
             ]),
+        // A provider handle (Firebase's screenName).
+        Migration(version: "v13_screen_name", statements: ["ALTER TABLE users ADD COLUMN screen_name TEXT"]),
     ]
 }

@@ -163,8 +163,9 @@ public final class IdentityProviders: Sendable {
             identity.rawUserInfo["locale"] = identity.rawUserInfo["locale"] ?? .string("en")
         default: identity = OIDCIdentity.identity(providerID: provider, claims: claims)
         }
-        // The emulator's rule: `email_verified` as given, for every provider.
+        // The emulator's rules: `email_verified` as given, and a `screen_name`, for every provider.
         identity.emailVerified = identity.email != nil && (claims["email_verified"]?.looseBool ?? false)
+        identity.screenName = claims["screen_name"]?.stringValue
         if provider.hasPrefix("saml."), let samlResponse {
             try FakeSAMLResponse.apply(samlResponse, to: &identity)
         }

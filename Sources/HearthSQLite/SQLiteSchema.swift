@@ -241,6 +241,10 @@ enum SQLiteSchema {
             try db.execute(
                 sql: "CREATE INDEX provider_links_email ON provider_links (project_id, email) WHERE email IS NOT NULL")
         }
+        // A provider handle (Firebase's screenName).
+        m.registerMigration("v12_screen_name") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN screen_name TEXT")
+        }
         return m
     }
 }

@@ -109,6 +109,7 @@ struct AuthStoreConformance {
                 version: original.version)
             changed.emailLinkSignIn = true
             changed.initialEmail = "ada@example.com"
+            changed.screenName = "ada_l"
             try await store.updateUser(changed)
 
             changed.version = original.version + 1

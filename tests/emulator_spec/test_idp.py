@@ -109,7 +109,6 @@ def test_params_in_request_uri(api):
     assert body.get("providerId") == "google.com"
 
 
-@xfail("IdP sign-up: accounts keep no screenName (no column in either store), so the screen_name claim is not shown by lookup")
 def test_copies_attributes_on_sign_up(api):
     claims = dict(sub=SUB, screen_name="turingcomplete", name="Alan Turing", picture="http://localhost/turing.png")
     user = api.sign_in_fake_claims("google.com", **claims)

@@ -189,6 +189,7 @@ extension AuthEngine {
             // takeover it was set by whoever never proved the address).
             holder.displayName = identity.displayName
             holder.photoURL = identity.photoURL
+            holder.screenName = identity.screenName
             holder.lastLoginAt = clock.now()
             try await save(&holder)
             if takesOver { try await endSessions(of: holder.uid, projectID: project.projectID) }
@@ -209,6 +210,7 @@ extension AuthEngine {
             emailVerified: email != nil && identity.emailVerified, displayName: identity.displayName,
             photoURL: identity.photoURL, validSince: nowSecond(), createdAt: now, lastLoginAt: now,
             providers: [Self.link(identity, merging: nil)])
+        user.screenName = identity.screenName
         try await runBeforeCreate(&user, provider: identity.providerID, origin: origin)
         do {
             try await store.insertUser(user)
@@ -277,7 +279,7 @@ extension AuthEngine {
         ]
         for (key, value) in [
             ("email", identity.email), ("name", identity.displayName), ("given_name", identity.firstName),
-            ("family_name", identity.lastName), ("picture", identity.photoURL),
+            ("family_name", identity.lastName), ("picture", identity.photoURL), ("screen_name", identity.screenName),
         ] {
             if let value { payload[key] = .string(value) }
         }
@@ -307,7 +309,7 @@ extension AuthEngine {
             isPrivateEmail: p["is_private_email"]?.boolValue ?? false,
             displayName: p["name"]?.stringValue, firstName: p["given_name"]?.stringValue,
             lastName: p["family_name"]?.stringValue, photoURL: p["picture"]?.stringValue,
-            rawUserInfo: p["raw_user_info"]?.objectValue ?? [:])
+            rawUserInfo: p["raw_user_info"]?.objectValue ?? [:], screenName: p["screen_name"]?.stringValue)
     }
 
     static func digest(_ text: String) -> String {

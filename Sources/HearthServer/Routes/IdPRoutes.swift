@@ -78,6 +78,7 @@ extension AuthRoutes {
             "firstName": .text(identity.firstName),
             "lastName": .text(identity.lastName),
             "photoUrl": .text(identity.photoURL),
+            "screenName": .text(identity.screenName),
             "rawUserInfo": .string(JSONValue.object(identity.rawUserInfo).jsonText),
             "isNewUser": result.tokens == nil && result.challenge == nil ? nil : .bool(result.isNewUser),
             "needConfirmation": result.needConfirmation ? .bool(true) : nil,
