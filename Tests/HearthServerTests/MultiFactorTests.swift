@@ -150,6 +150,29 @@ struct MultiFactorTests {
         }
     }
 
+    /// The account's own number may also be its second factor: a second factor's code is no first factor.
+    @Test func anAccountsOwnNumberCanBeItsSecondFactor() async throws {
+        let h = try await Self.harness()
+        try await h.run { c in
+            let (uid, idToken) = try await Self.verifiedUser(c, h)
+            var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            user.phoneNumber = Self.number
+            try await h.store.updateUser(user)
+            #expect(try await Self.enrollPhone(c, h, idToken: idToken).status == 200)
+            let challenge = try await c.signIn("mfa@example.com", "correct horse")
+            let started = try await c.post(
+                "/v2/accounts/mfaSignIn:start",
+                [
+                    "mfaPendingCredential": .string(try #require(challenge.string("mfaPendingCredential"))),
+                    "mfaEnrollmentId": .string(try #require(challenge["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)),
+                ])
+            #expect(started.status == 200, "\(started.json)")
+            // As a first factor the number is refused.
+            let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string(Self.number)])
+            #expect(sent.errorCode == "UNSUPPORTED_FIRST_FACTOR")
+        }
+    }
+
     @Test func pendingCredentialExpiresAndIsBoundToItsUser() async throws {
         let h = try await Self.harness()
         try await h.run { c in
