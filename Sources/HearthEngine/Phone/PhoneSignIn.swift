@@ -63,9 +63,6 @@ extension AuthEngine {
         let testCode = settings.testPhoneNumbers[lengthChecked]
         let phone = testCode == nil ? try PhoneNumber.normalize(raw, check: .pattern) : lengthChecked
         try await verifyApp(request.proof, isTestNumber: testCode != nil, origin: origin)
-        if asFirstFactor, let user = try await store.user(projectID: project.projectID, phoneNumber: phone) {
-            try refusePhoneFirstFactor(for: user, origin: origin)
-        }
 
         if testCode == nil {
             guard settings.allowsSMS(to: PhoneNumber.region(of: phone)) else {
@@ -93,6 +90,10 @@ extension AuthEngine {
             }
         }
 
+        // After the limits: the refusal tells whose number it is, so probing it costs quota like a send.
+        if asFirstFactor, let user = try await store.user(projectID: project.projectID, phoneNumber: phone) {
+            try refusePhoneFirstFactor(for: user, origin: origin)
+        }
         let sessionInfo = "hps1_" + random.token(bytes: 48)
         let code = testCode ?? Self.sixDigits(random)
         let now = clock.now()
