@@ -150,8 +150,8 @@ extension PostgresAuthStore {
         try await insertMany(db, users, into: """
             users (project_id, uid, email, email_verified, display_name, photo_url, phone_number, password_hash,
               password_updated_at, valid_since, disabled, created_at, last_login_at, last_refresh_at, custom_claims,
-              custom_auth, mfa_info, email_link_sign_in, initial_email, version)
-            """, columns: 20
+              custom_auth, mfa_info, email_link_sign_in, initial_email, screen_name, version)
+            """, columns: 21
         ) { binds, user in
             try binds.append(user.projectID)
             try binds.append(user.uid)
@@ -172,6 +172,7 @@ extension PostgresAuthStore {
             try binds.append(MFAEnrollment.storedText(user.mfaEnrollments))
             try binds.append(user.emailLinkSignIn)
             try binds.append(user.initialEmail)
+            try binds.append(user.screenName)
             try binds.append(user.version)
         }
         try await insertLinks(db, users.flatMap { user in user.providers.map { (user, $0) } })

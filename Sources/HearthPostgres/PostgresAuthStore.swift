@@ -185,7 +185,7 @@ public final class PostgresAuthStore: AuthStore {
                   last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
                   custom_auth = \(user.customAuth), mfa_info = \(MFAEnrollment.storedText(user.mfaEnrollments)),
                   email_link_sign_in = \(user.emailLinkSignIn), initial_email = \(user.initialEmail),
-                  version = version + 1
+                  screen_name = \(user.screenName), version = version + 1
                 WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
                 RETURNING 1
                 """)
@@ -343,6 +343,15 @@ public final class PostgresAuthStore: AuthStore {
         }
     }
 
+    public func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool {
+        try await !query(
+            """
+            SELECT 1 FROM phone_verifications
+            WHERE session_hash = \(Data(sessionHash)) AND expires_at > \(now.millisecondsSince1970)
+            """
+        ).isEmpty
+    }
+
     public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
         try await query("DELETE FROM phone_verifications WHERE session_hash = \(Data(sessionHash))")
     }
@@ -491,6 +500,16 @@ extension PostgresAuthStore {
                 """
                 \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
                   WHERE project_id = \(projectID) AND provider_id = \(providerID) AND raw_id = \(rawID))
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                  WHERE project_id = \(projectID) AND email = \(providerEmail) ORDER BY uid COLLATE "C" LIMIT 1)
                 \(unescaped: Self.orderLinks)
                 """))
     }
@@ -739,6 +758,7 @@ extension PostgresAuthStore {
                         version: try row["version"].decode(Int64.self)))
                 users[users.count - 1].emailLinkSignIn = try row["email_link_sign_in"].decode(Bool.self)
                 users[users.count - 1].initialEmail = try row["initial_email"].decode(String?.self)
+                users[users.count - 1].screenName = try row["screen_name"].decode(String?.self)
             }
             guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
             users[users.count - 1].providers.append(

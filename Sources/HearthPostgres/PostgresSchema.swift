@@ -282,5 +282,13 @@ enum PostgresSchema {
                 FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
                 """,
             ]),
+        // createAuthUri finds an address among the provider links' e-mails too.
+        Migration(
+            version: "v12_provider_email",
+            statements: [
+                "CREATE INDEX provider_links_email ON provider_links (project_id, email) WHERE email IS NOT NULL"
+            ]),
+        // A provider handle (Firebase's screenName).
+        Migration(version: "v13_screen_name", statements: ["ALTER TABLE users ADD COLUMN screen_name TEXT"]),
     ]
 }

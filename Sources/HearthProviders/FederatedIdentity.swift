@@ -13,10 +13,12 @@ public struct ProviderCredential: Sendable {
     public var rawNonce: String?
     /// Apple's `user` JSON (`{"name":{"firstName","lastName"}}`), sent by the app on the first sign-in only.
     public var appleUser: JSONValue?
+    /// A `SAMLResponse`: emulator mode reads the emulator's fake one (a JSON assertion) and nothing else.
+    public var samlResponse: String?
 
     public init(
         providerID: String, idToken: String? = nil, accessToken: String? = nil, tokenSecret: String? = nil,
-        rawNonce: String? = nil, appleUser: JSONValue? = nil
+        rawNonce: String? = nil, appleUser: JSONValue? = nil, samlResponse: String? = nil
     ) {
         self.providerID = providerID
         self.idToken = idToken
@@ -24,6 +26,7 @@ public struct ProviderCredential: Sendable {
         self.tokenSecret = tokenSecret
         self.rawNonce = rawNonce
         self.appleUser = appleUser
+        self.samlResponse = samlResponse
     }
 }
 
@@ -42,6 +45,8 @@ public struct FederatedIdentity: Sendable, Equatable {
     public var firstName: String?
     public var lastName: String?
     public var photoURL: String?
+    /// The user's handle at the provider (Twitter's `screen_name`; a fake token's `screen_name` in the emulator).
+    public var screenName: String?
     /// The provider's profile, as Firebase returns it in `rawUserInfo`.
     public var rawUserInfo: [String: JSONValue]
     /// The token's `nonce` claim and expiry, for the single-use rule.
@@ -52,7 +57,7 @@ public struct FederatedIdentity: Sendable, Equatable {
         providerID: String, rawID: String, federatedID: String? = nil, email: String? = nil,
         emailVerified: Bool = false, isPrivateEmail: Bool = false, displayName: String? = nil, firstName: String? = nil,
         lastName: String? = nil, photoURL: String? = nil, rawUserInfo: [String: JSONValue] = [:],
-        tokenNonce: String? = nil, tokenExpiresAt: Date? = nil
+        screenName: String? = nil, tokenNonce: String? = nil, tokenExpiresAt: Date? = nil
     ) {
         self.providerID = providerID
         self.rawID = rawID
@@ -65,6 +70,7 @@ public struct FederatedIdentity: Sendable, Equatable {
         self.lastName = lastName
         self.photoURL = photoURL
         self.rawUserInfo = rawUserInfo
+        self.screenName = screenName
         self.tokenNonce = tokenNonce
         self.tokenExpiresAt = tokenExpiresAt
     }

@@ -43,7 +43,8 @@ public final class IdentityProviders: Sendable {
             UnsignedToken.isUnsigned(token) || !Self.isConfigured(provider, settings)
         {
             return try Self.unverifiedIdentity(
-                provider, claims: UnsignedToken.claims(token), user: credential.appleUser)
+                provider, claims: UnsignedToken.claims(token), user: credential.appleUser,
+                samlResponse: credential.samlResponse)
         }
         let now = clock.now()
         switch provider {
@@ -147,17 +148,27 @@ public final class IdentityProviders: Sendable {
     }
 
     /// Emulator mode: the Firebase Auth Emulator's reading of a fake token's claims.
-    static func unverifiedIdentity(_ provider: String, claims: [String: JSONValue], user: JSONValue?) throws
-        -> FederatedIdentity
-    {
+    static func unverifiedIdentity(
+        _ provider: String, claims: [String: JSONValue], user: JSONValue?, samlResponse: String? = nil
+    ) throws -> FederatedIdentity {
         var identity: FederatedIdentity
         switch provider {
         case FederatedProvider.apple: identity = AppleIdentity.identity(claims: claims, user: user)
-        case FederatedProvider.google: identity = GoogleIdentity.identity(claims: claims)
+        case FederatedProvider.google:
+            identity = GoogleIdentity.identity(claims: claims)
+            // The emulator's stand-in for Google's userinfo answer: the scopes a sign-in grants and a locale.
+            var scopes = "openid https://www.googleapis.com/auth/userinfo.profile"
+            if identity.email != nil { scopes += " https://www.googleapis.com/auth/userinfo.email" }
+            identity.rawUserInfo["granted_scopes"] = .string(scopes)
+            identity.rawUserInfo["locale"] = identity.rawUserInfo["locale"] ?? .string("en")
         default: identity = OIDCIdentity.identity(providerID: provider, claims: claims)
         }
-        // The emulator's rule: `email_verified` as given, for every provider.
+        // The emulator's rules: `email_verified` as given, and a `screen_name`, for every provider.
         identity.emailVerified = identity.email != nil && (claims["email_verified"]?.looseBool ?? false)
+        identity.screenName = claims["screen_name"]?.stringValue
+        if provider.hasPrefix("saml."), let samlResponse {
+            try FakeSAMLResponse.apply(samlResponse, to: &identity)
+        }
         return identity
     }
 
@@ -177,5 +188,28 @@ extension Optional where Wrapped == String {
     func asyncOr(_ fallback: () async throws -> String) async throws -> String {
         if let self { return self }
         return try await fallback()
+    }
+}
+
+/// The Firebase Auth Emulator's stand-in for a SAML response (emulator mode only): no XML and no signature, just
+/// `{"assertion": {"subject": {"nameId": …}, "attributeStatements": {…}}}`. The name id is the e-mail when it is
+/// one; the provider vouches for it; the attribute statements are the raw user info.
+enum FakeSAMLResponse {
+    static func apply(_ text: String, to identity: inout FederatedIdentity) throws(AuthError) {
+        guard let response = (try? JSONValue(parsing: text))?.objectValue else {
+            throw AuthError(.invalidIDPResponse, "The SAMLResponse is not a JSON object.")
+        }
+        guard let assertion = response["assertion"]?.objectValue else {
+            throw AuthError(.invalidIDPResponse, "Missing assertion in SAMLResponse.")
+        }
+        guard let subject = assertion["subject"]?.objectValue else {
+            throw AuthError(.invalidIDPResponse, "Missing assertion.subject in SAMLResponse.")
+        }
+        guard let nameID = subject["nameId"]?.stringValue, !nameID.isEmpty else {
+            throw AuthError(.invalidIDPResponse, "Missing assertion.subject.nameId in SAMLResponse.")
+        }
+        if let email = try? EmailAddress.normalize(nameID) { identity.email = email }
+        identity.emailVerified = identity.email != nil
+        identity.rawUserInfo = assertion["attributeStatements"]?.objectValue ?? [:]
     }
 }

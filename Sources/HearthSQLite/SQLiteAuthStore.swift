@@ -104,9 +104,11 @@ public final class SQLiteAuthStore: AuthStore {
                 UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
                   password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
                   last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, mfa_info = ?,
-                  email_link_sign_in = ?, initial_email = ?, version = version + 1
+                  email_link_sign_in = ?, initial_email = ?, screen_name = ?, version = version + 1
                 WHERE project_id = ? AND uid = ? AND version = ?
-                """, StatementArguments(args + [user.emailLinkSignIn, user.initialEmail] + key + [user.version]))
+                """,
+                StatementArguments(
+                    args + [user.emailLinkSignIn, user.initialEmail, user.screenName] + key + [user.version]))
             if db.changesCount == 0 {
                 let exists = try Self.exists(
                     db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
@@ -296,6 +298,14 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
+    public func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool {
+        try readNow { db in
+            try Row.fetchOne(
+                db, sql: "SELECT 1 FROM phone_verifications WHERE session_hash = ? AND expires_at > ?",
+                arguments: [Data(sessionHash), now.millisecondsSince1970]) != nil
+        }
+    }
+
     public func deletePhoneVerification(sessionHash: [UInt8]) async throws {
         try await pool.write { db in
             try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [Data(sessionHash)])
@@ -461,6 +471,17 @@ extension SQLiteAuthStore {
         }
     }
 
+    public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
+        try readNow { db in
+            try Self.fetchUser(
+                db,
+                where: """
+                    u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
+                      WHERE project_id = ? AND email = ? ORDER BY uid LIMIT 1)
+                    """, [projectID, projectID, providerEmail])
+        }
+    }
+
     public func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool {
         let nowMs = now.millisecondsSince1970
         return try await pool.write { db in
@@ -529,10 +550,12 @@ extension SQLiteAuthStore {
             """
             INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
               password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, screen_name,
+              version)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            StatementArguments(userArguments(user) + [user.emailLinkSignIn, user.initialEmail, user.version]))
+            StatementArguments(
+                userArguments(user) + [user.emailLinkSignIn, user.initialEmail, user.screenName, user.version]))
         try writeProviders(db, user)
     }
 
@@ -556,7 +579,7 @@ extension SQLiteAuthStore {
           u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
           u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
           l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number,
-          l.private_email, u.mfa_info, u.email_link_sign_in, u.initial_email
+          l.private_email, u.mfa_info, u.email_link_sign_in, u.initial_email, u.screen_name
         """
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
@@ -587,6 +610,7 @@ extension SQLiteAuthStore {
                         mfaEnrollments: MFAEnrollment.parseStored(row[25]), version: row[16]))
                 users[users.count - 1].emailLinkSignIn = row[26]
                 users[users.count - 1].initialEmail = row[27]
+                users[users.count - 1].screenName = row[28]
             }
             if let providerID = row[17] as String? {
                 users[users.count - 1].providers.append(

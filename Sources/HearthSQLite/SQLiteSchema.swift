@@ -236,6 +236,15 @@ enum SQLiteSchema {
                     CREATE INDEX oauth_pending_expiry ON oauth_pending (expires_at);
                     """)
         }
+        // createAuthUri finds an address among the provider links' e-mails too.
+        m.registerMigration("v11_provider_email") { db in
+            try db.execute(
+                sql: "CREATE INDEX provider_links_email ON provider_links (project_id, email) WHERE email IS NOT NULL")
+        }
+        // A provider handle (Firebase's screenName).
+        m.registerMigration("v12_screen_name") { db in
+            try db.execute(sql: "ALTER TABLE users ADD COLUMN screen_name TEXT")
+        }
         return m
     }
 }

@@ -52,6 +52,8 @@ public protocol AuthStore: Sendable {
         -> PhoneCodeOutcome
     /// Deletes a session that will never be used (its SMS could not be sent).
     func deletePhoneVerification(sessionHash: [UInt8]) async throws
+    /// Whether the code of `sessionHash` can still be entered (not used, not given up on, not expired).
+    func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool
     func insertPhoneProof(_ proof: PhoneProof) async throws
     /// The phone number a live proof stands for, consuming it; nil when unknown or expired.
     func consumePhoneProof(proofHash: [UInt8], projectID: String, now: Date) async throws -> String?
@@ -149,6 +151,9 @@ public protocol AuthStore: Sendable {
     /// Each (provider, raw id) belongs to at most one user per project: inserting or updating a user whose
     /// links include one held by another user throws `StoreError.federatedIDExists`.
     func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord?
+    /// A user with a provider link that carries `email` (as the provider last gave it, lower-cased), the lowest
+    /// uid when several have one; for createAuthUri, which lists an address's sign-in methods.
+    func user(projectID: String, providerEmail: String) async throws -> UserRecord?
     /// Records the single use of `key` (a provider token's subject and nonce, a pending credential) until
     /// `until`; returns false when it was already used and that use has not expired. Expired uses may be forgotten.
     func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool

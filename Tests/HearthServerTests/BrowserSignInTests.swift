@@ -453,6 +453,10 @@ struct BrowserSignInTests {
             #expect(signedIn.string("federatedId") == "1234567890")
             #expect(signedIn.string("email") == "tweety@example.com")
             #expect(signedIn.string("displayName") == "Tweety")
+            // The handle becomes the new account's screenName.
+            #expect(signedIn.string("screenName") == "tweety")
+            let looked = try await browser.post("accounts:lookup", ["idToken": .string(try #require(signedIn.string("idToken")))])
+            #expect(looked["users"]?[0]?["screenName"] == "tweety")
             let token = try #require(signedIn.string("oauthAccessToken"))
             let secret = try #require(signedIn.string("oauthTokenSecret"))
             #expect(try await browser.signInWithIdp(requestURI: link, sessionID: session).status == 400)

@@ -388,6 +388,10 @@ struct FederatedSignInTests {
         try await Self.withProviders { idp, h, c in
             let squatter = try await c.signUp(email: "ada@example.com", password: "squatter-pw")
             let uid = try #require(squatter.string("localId"))
+            var profiled = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            profiled.displayName = "Squatter"
+            profiled.photoURL = "https://example.com/squatter.png"
+            try await h.store.updateUser(profiled)
             h.clock.advance(2)
             let r = try await Self.signInWithIdp(
                 c, idToken: try Self.appleToken(idp, h, email: "ada@example.com"), nonce: "raw-nonce-1")
@@ -399,6 +403,8 @@ struct FederatedSignInTests {
             #expect(user.emailVerified)
             #expect(user.providers.map(\.providerID) == ["apple.com"])
             #expect(user.providers.first?.isPrivateEmail == false)
+            // So is the squatter's profile: the provider's (here none) replaces it.
+            #expect(user.displayName == nil && user.photoURL == nil)
             // The squatter's password and session are gone.
             #expect(try await c.signIn("ada@example.com", "squatter-pw").status == 400)
             let refresh = try await c.refresh(try #require(squatter.string("refreshToken")))
@@ -417,6 +423,8 @@ struct FederatedSignInTests {
             #expect(r.status == 200)
             #expect(r["needConfirmation"] == true)
             #expect(r["idToken"] == nil)
+            // Only the emulator names the account that holds the address.
+            #expect(r["localId"] == nil)
             #expect(r.string("email") == "minji@example.com")
             #expect(r.string("pendingToken") != nil)
             let user = try #require(try await h.store.user(projectID: h.projectID, uid: owner.string("localId")!))

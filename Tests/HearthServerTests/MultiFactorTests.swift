@@ -132,11 +132,12 @@ struct MultiFactorTests {
                 ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID)])
             #expect(again.errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
 
-            // The account's own phone number is no first factor once it has second factors.
+            // The account's own phone number is no first factor once it has second factors: no code is sent to it,
+            // and one sent before it became the account's does not sign in.
+            let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505550199"])
             var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
             user.phoneNumber = "+16505550199"
             try await h.store.updateUser(user)
-            let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505550199"])
             let phoneFirst = try await c.post(
                 "/v1/accounts:signInWithPhoneNumber",
                 [
@@ -144,6 +145,31 @@ struct MultiFactorTests {
                     "code": .string(try await Self.lastCode(h)),
                 ])
             #expect(phoneFirst.errorCode == "UNSUPPORTED_FIRST_FACTOR")
+            let refused = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+16505550199"])
+            #expect(refused.errorCode == "UNSUPPORTED_FIRST_FACTOR")
+        }
+    }
+
+    /// The account's own number may also be its second factor: a second factor's code is no first factor.
+    @Test func anAccountsOwnNumberCanBeItsSecondFactor() async throws {
+        let h = try await Self.harness()
+        try await h.run { c in
+            let (uid, idToken) = try await Self.verifiedUser(c, h)
+            var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            user.phoneNumber = Self.number
+            try await h.store.updateUser(user)
+            #expect(try await Self.enrollPhone(c, h, idToken: idToken).status == 200)
+            let challenge = try await c.signIn("mfa@example.com", "correct horse")
+            let started = try await c.post(
+                "/v2/accounts/mfaSignIn:start",
+                [
+                    "mfaPendingCredential": .string(try #require(challenge.string("mfaPendingCredential"))),
+                    "mfaEnrollmentId": .string(try #require(challenge["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)),
+                ])
+            #expect(started.status == 200, "\(started.json)")
+            // As a first factor the number is refused.
+            let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string(Self.number)])
+            #expect(sent.errorCode == "UNSUPPORTED_FIRST_FACTOR")
         }
     }
 
@@ -540,7 +566,8 @@ struct MultiFactorTests {
                 [
                     "users": [
                         [
-                            "localId": "imp-1", "email": "imp@example.com",
+                            // Firebase imports second factors only with a verified address.
+                            "localId": "imp-1", "email": "imp@example.com", "emailVerified": true,
                             "mfaInfo": [
                                 ["mfaEnrollmentId": "imp-e", "phoneInfo": "+16505550114", "displayName": "old phone"]
                             ],

@@ -129,6 +129,65 @@ extension ParityTests {
         }
     }
 
+    /// createAuthUri (`fetchSignInMethodsForEmail`): an address a provider gave counts as the account's, and e-mail
+    /// links are the `password` provider in `allProviders` but `emailLink` in `signinMethods`.
+    @Test func createAuthUriFindsAnAddressAProviderGave() async throws {
+        let h = try await Harness(configure: { $0.emailEnumerationProtection = false })
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let uid = try #require(
+                try await c.signUp(email: "ada@example.com", password: "correct horse").string("localId"))
+            let link: JSONValue = ["providerId": "google.com", "rawId": "g-1", "email": "ada@gmail.com"]
+            let linked = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "linkProviderUserInfo": link],
+                token: token)
+            #expect(linked.status == 200, "\(linked.json)")
+            var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            user.emailLinkSignIn = true
+            try await h.store.updateUser(user)
+            for address in ["ada@example.com", "ADA@gmail.com"] {
+                let r = try await c.post(
+                    "/v1/accounts:createAuthUri", ["identifier": .string(address), "continueUri": "http://localhost/"])
+                #expect(r["registered"] == true, "\(address)")
+                #expect(r["allProviders"] == ["password", "google.com"], "\(address)")
+                #expect(r["signinMethods"] == ["password", "emailLink", "google.com"], "\(address)")
+            }
+            let unknown = try await c.post(
+                "/v1/accounts:createAuthUri", ["identifier": "nobody@example.com", "continueUri": "http://localhost/"])
+            #expect(unknown["registered"] == false && unknown["allProviders"] == [])
+        }
+    }
+
+    /// batchCreate reports, entry by entry, what Firebase refuses, and imports the rest.
+    @Test func importReportsTheEntriesFirebaseRefuses() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let factor: JSONValue = [["phoneInfo": "+16505550101"]]
+            let r = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:batchCreate",
+                [
+                    "users": [
+                        ["localId": "t0", "tenantId": "another-tenant"],
+                        ["localId": "t1", "providerUserInfo": [["providerId": "google.com"]]],
+                        ["localId": "t2", "providerUserInfo": [["federatedId": "fed-1"]]],
+                        ["localId": "t3", "mfaInfo": factor],
+                        ["localId": "t4", "email": "t4@example.com", "mfaInfo": factor],
+                        ["localId": "t5", "email": "t5@example.com", "emailVerified": true, "mfaInfo": factor],
+                    ]
+                ], token: token)
+            #expect(r.status == 200, "\(r.json)")
+            let errors = (r["error"]?.arrayValue ?? []).compactMap { e in
+                e["index"]?.doubleValue.map { (Int($0), e["message"]?.stringValue ?? "") }
+            }
+            #expect(errors.map(\.0) == [0, 1, 2, 3, 4])
+            #expect(errors.first?.1 == "Tenant id in userInfo does not match the tenant id in request.")
+            #expect(errors.dropFirst().first?.1 == "federatedId or (providerId & rawId) is required")
+            #expect(errors.dropFirst(3).first?.1 == "Second factor account requires email to be presented.")
+            #expect(errors.dropFirst(4).first?.1 == "Second factor account requires email to be verified.")
+            #expect(try await h.store.user(projectID: h.projectID, uid: "t1") == nil)
+            #expect(try await h.store.user(projectID: h.projectID, uid: "t5")?.mfaEnrollments.count == 1)
+        }
+    }
+
     /// A client's `validSince` signs the account out everywhere, this session included, and answers a fresh one.
     @Test func aClientsValidSinceEndsEverySessionAndAnswersANewOne() async throws {
         let h = try await Harness()

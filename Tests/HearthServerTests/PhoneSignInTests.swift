@@ -272,6 +272,16 @@ struct PhoneSignInTests {
             #expect(codes[0]["phoneNumber"]?.stringValue == "+821012345678")
             #expect(codes[0]["sessionInfo"]?.stringValue == sent.string("sessionInfo"))
             #expect(codes[0]["code"]?.stringValue == (try await lastCode(h, "+821012345678")))
+            // A used code leaves the listing, as in the emulator.
+            let used = try await c.post(
+                "/v1/accounts:signInWithPhoneNumber",
+                [
+                    "sessionInfo": .string(try #require(sent.string("sessionInfo"))),
+                    "code": .string(try await lastCode(h, "+821012345678")),
+                ])
+            #expect(used.status == 200)
+            let after = try await c.send("/emulator/v1/projects/\(h.projectID)/verificationCodes", method: .get, key: nil)
+            #expect(after["verificationCodes"] == [])
         }
         // Outside emulator mode the route does not exist.
         let production = try await harness()

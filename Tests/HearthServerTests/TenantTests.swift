@@ -51,6 +51,27 @@ struct TenantTests {
         }
     }
 
+    /// An updateMask path into a field names a key of an object field; a path into a string or a list names nothing.
+    @Test func updateMaskPathsIntoFields() async throws {
+        let h = try await Harness()
+        try await withAdmin(h) { c, token in
+            let base = "/v2/projects/\(h.projectID)/tenants"
+            let id = try await createTenant(
+                c, token, project: h.projectID,
+                ["displayName": "Acme-Corp", "mfaConfig": ["state": "DISABLED", "enabledProviders": ["PHONE_SMS"]]])
+            let ignored = try await c.admin(
+                "\(base)/\(id)?updateMask=displayName.0,mfaConfig.enabledProviders.x",
+                ["displayName": "Other-Name", "mfaConfig": ["enabledProviders": []]], token: token, method: .patch)
+            #expect(ignored.string("displayName") == "Acme-Corp")
+            #expect(ignored["mfaConfig"]?["enabledProviders"] == ["PHONE_SMS"])
+            let state = try await c.admin(
+                "\(base)/\(id)?updateMask=mfaConfig.state",
+                ["mfaConfig": ["state": "ENABLED", "enabledProviders": []]], token: token, method: .patch)
+            #expect(state["mfaConfig"]?["state"] == "ENABLED")
+            #expect(state["mfaConfig"]?["enabledProviders"] == ["PHONE_SMS"], "only the named key changes")
+        }
+    }
+
     @Test func aTenantsUsersAreApartAndTheirTokensNameTheTenant() async throws {
         let h = try await Harness()
         try await withAdmin(h) { c, token in

@@ -157,7 +157,7 @@ struct UserCommandTests {
         try Data(
             #"""
             {"users":[
-             {"localId":"u1","email":"ada@example.com","passwordHash":"V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw==","salt":"TmFDbA==",
+             {"localId":"u1","email":"ada@example.com","emailVerified":true,"passwordHash":"V358E8LdWJXAO7muq0CufVpEOXaj8aFiC7T/rcaGieN04q/ZPJ08WhJEHGjj9lz/2TT+/86N5VjVoc5DdBhBiw==","salt":"TmFDbA==",
               "mfaInfo":[{"mfaEnrollmentId":"ph-1","phoneInfo":"+16505550102","displayName":"desk","enrolledAt":"2024-05-01T10:00:00Z"}]},
              {"localId":"u2","email":"ADA@example.com"},
              {"localId":"u3","phoneNumber":"+16505550101"}

@@ -109,6 +109,7 @@ struct AuthStoreConformance {
                 version: original.version)
             changed.emailLinkSignIn = true
             changed.initialEmail = "ada@example.com"
+            changed.screenName = "ada_l"
             try await store.updateUser(changed)
 
             changed.version = original.version + 1
@@ -796,6 +797,14 @@ struct AuthStoreConformance {
             #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "g-1") == ada)
             #expect(try await store.user(projectID: "p1", providerID: "google.com", rawID: "001.abc") == nil)
             #expect(try await store.user(projectID: "p2", providerID: "apple.com", rawID: "001.abc") == nil)
+
+            // By a link's e-mail: the lowest uid of the users with one.
+            try await store.insertUser(
+                Fixture.user(uid: "u0", email: nil, providers: [ProviderUserInfo(
+                    providerID: "facebook.com", rawID: "f-1", email: "x@privaterelay.appleid.com")]))
+            #expect(try await store.user(projectID: "p1", providerEmail: "x@privaterelay.appleid.com")?.uid == "u0")
+            #expect(try await store.user(projectID: "p1", providerEmail: "ada@example.com") == nil)
+            #expect(try await store.user(projectID: "p2", providerEmail: "x@privaterelay.appleid.com") == nil)
         }
     }
 

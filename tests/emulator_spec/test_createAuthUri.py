@@ -56,7 +56,6 @@ def _idp_user_with_email_link(api):
     api.sign_in_email_link("bob@example.com", id_token)
 
 
-@xfail("createAuthUri IdP e-mails: allProviders lists emailLink where the emulator lists password")
 def test_finds_idp_or_top_level_email(api):
     _idp_user_with_email_link(api)
     for identifier in ("bob@example.com", "alice@example.com"):
@@ -66,7 +65,6 @@ def test_finds_idp_or_top_level_email(api):
         assert sorted(body.get("signinMethods") or []) == sorted(["emailLink", "google.com"]), body
 
 
-@xfail("createAuthUri IdP e-mails: with duplicate e-mails allowed, the IdP's e-mail still lists google.com")
 def test_no_idp_methods_with_duplicate_emails(api):
     _idp_user_with_email_link(api)
     api.update_project_config({"signIn": {"allowDuplicateEmails": True}})

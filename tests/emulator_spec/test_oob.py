@@ -151,7 +151,6 @@ def test_reset_unknown_user_privacy_off(api):
                  400, "EMAIL_NOT_FOUND")
 
 
-@xfail("admin PASSWORD_RESET under enumeration protection: EMAIL_NOT_FOUND for an unknown address instead of 200")
 def test_reset_unknown_user_privacy_on(api):
     api.update_config({"emailPrivacyConfig": {"enableImprovedEmailPrivacy": True}}, "emailPrivacyConfig")
     body = expect_ok(send(api, {"email": ALICE[0], "requestType": "PASSWORD_RESET", "returnOobLink": True}, True))

@@ -106,7 +106,6 @@ def test_link_to_disabled_account(api):
                  "USER_DISABLED")
 
 
-@xfail("phone + mfa: a phone number is taken as first factor of an SMS-MFA user (no UNSUPPORTED_FIRST_FACTOR)")
 def test_link_to_mfa_user(api):
     id_token = api.register_user("alice@example.com", "notasecret", mfaInfo=[TEST_MFA_INFO])["idToken"]
     session = send_code(api)
@@ -114,7 +113,6 @@ def test_link_to_mfa_user(api):
                  FIRST_FACTOR)
 
 
-@xfail("phone + mfa: a phone number is taken as first factor of an SMS-MFA user (no UNSUPPORTED_FIRST_FACTOR)")
 def test_send_to_mfa_user(api):
     user = api.register_user("alice@example.com", "notasecret")
     api.update_account(user["localId"], emailVerified=True, phoneNumber=TEST_PHONE_NUMBER)

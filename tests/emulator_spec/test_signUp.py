@@ -110,7 +110,6 @@ def test_link_to_disabled_account(api):
                                    "password": "notasecret"}), 400, "USER_DISABLED")
 
 
-@xfail("signUp with idToken of a password user: PROVIDER_ALREADY_LINKED instead of replacing email/password")
 def test_replace_email_password_of_linked_account(api):
     user = api.register_user("alice@example.com", "notasecret")
     body = expect_ok(api.v1("signUp", {"idToken": user["idToken"], "email": "bob@example.com",

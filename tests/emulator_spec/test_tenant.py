@@ -107,7 +107,6 @@ def test_update_mask_field_absent(api):
     assert "displayName" not in expect_ok(patch(api, tenant["tenantId"], {}, "displayName"))
 
 
-@xfail("tenants: an updateMask path indexing into a field (displayName.0) updates the field; the emulator ignores it")
 def test_update_mask_indexing_primitive(api):
     tenant = api.register_tenant({"displayName": "display",
                                   "mfaConfig": {"enabledProviders": ["PROVIDER_UNSPECIFIED", "PHONE_SMS"]}},

@@ -73,9 +73,20 @@ public struct Tenant: Sendable, Equatable {
     public mutating func apply(_ patch: [String: JSONValue], mask: [String]?) throws(AuthError) {
         let selected = mask ?? Self.fields.filter { patch[$0] != nil }
         for path in selected {
-            let field = String(path.split(separator: ".").first ?? "")
+            let parts = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let field = parts[0]
             guard Self.fields.contains(field) else { continue }
-            let value = patch[field]
+            var value = patch[field]
+            if parts.count > 1 {
+                // A path into a field names a key of an object field (mfaConfig.state, testPhoneNumbers.<number>);
+                // a path into a string, a boolean or a list names nothing and is ignored, as Google's masks are.
+                guard parts.count == 2, field == "mfaConfig" || field == "testPhoneNumbers" else { continue }
+                var merged =
+                    (field == "mfaConfig"
+                        ? mfaConfig?.objectValue : testPhoneNumbers.mapValues(JSONValue.string)) ?? [:]
+                merged[parts[1]] = patch[field]?[parts[1]]
+                value = .object(merged)
+            }
             func bool() throws(AuthError) -> Bool {
                 switch value {
                 case nil, .null?: return false

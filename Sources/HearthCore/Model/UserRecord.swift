@@ -32,6 +32,8 @@ public struct UserRecord: Sendable, Equatable {
     public var emailLinkSignIn: Bool = false
     /// The address the account had before its first e-mail change (Firebase's `initialEmail`).
     public var initialEmail: String?
+    /// The user's handle at a provider (Firebase's `screenName`, from a sign-up's `screen_name`).
+    public var screenName: String?
     /// Bumped by every stored update; an update based on an older version is refused,
     /// so two concurrent changes cannot silently undo each other.
     public var version: Int64

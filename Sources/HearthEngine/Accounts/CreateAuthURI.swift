@@ -31,6 +31,9 @@ public struct CreateAuthURIResult: Sendable, Equatable {
     public var sessionID: String
     /// Nil under e-mail enumeration protection: nothing about the address is revealed.
     public var registered: Bool?
+    /// `allProviders`: the providers, `password` for e-mail links too.
+    public var allProviders: [String]? = nil
+    /// `signinMethods`: how the address signs in (`password`, `emailLink`, provider ids).
     public var signInMethods: [String]?
 }
 
@@ -51,16 +54,28 @@ extension AuthEngine {
         if origin.project.emailEnumerationProtection {
             return CreateAuthURIResult(sessionID: sessionID, registered: nil, signInMethods: nil)
         }
-        guard let user = try await store.user(projectID: origin.project.projectID, email: email) else {
-            return CreateAuthURIResult(sessionID: sessionID, registered: false, signInMethods: [])
+        let projectID = origin.project.projectID
+        // The address may be the account's or one a provider gave (a link's e-mail), as in Firebase.
+        var found = try await store.user(projectID: projectID, email: email)
+        if found == nil { found = try await store.user(projectID: projectID, providerEmail: email) }
+        // With duplicate e-mails allowed only an account's own address counts, and only for password sign-in.
+        let duplicatesAllowed = origin.project.federation.allowDuplicateEmails
+        guard let user = found, !duplicatesAllowed || user.email != nil else {
+            return CreateAuthURIResult(sessionID: sessionID, registered: false, allProviders: [], signInMethods: [])
         }
+        var providers: [String] = []
         var methods: [String] = []
+        if user.passwordHash != nil || user.emailLinkSignIn { providers.append(ProviderID.password) }
         if user.passwordHash != nil { methods.append(ProviderID.password) }
-        if user.emailLinkSignIn { methods.append("emailLink") }
-        for p in user.providers where p.providerID != ProviderID.phone && !methods.contains(p.providerID) {
-            methods.append(p.providerID)
+        if user.emailLinkSignIn { methods.append(ProviderID.emailLink) }
+        if !duplicatesAllowed {
+            for p in user.providers where p.providerID != ProviderID.phone && !providers.contains(p.providerID) {
+                providers.append(p.providerID)
+                methods.append(p.providerID)
+            }
         }
-        return CreateAuthURIResult(sessionID: sessionID, registered: true, signInMethods: methods)
+        return CreateAuthURIResult(
+            sessionID: sessionID, registered: true, allProviders: providers, signInMethods: methods)
     }
 }
 

@@ -103,8 +103,11 @@ extension AuthEngine {
             recipient = email
             user = try await store.user(projectID: project.projectID, email: email)
             if kind == .passwordReset && user == nil {
-                // Under enumeration protection an unknown address looks like a known one.
-                guard hidesAccounts else { throw AuthError(.emailNotFound) }
+                // Under enumeration protection an unknown address looks like a known one. The emulator answers
+                // its admin so too (with no link); a production admin, who can look accounts up anyway, is told.
+                guard hidesAccounts || (origin.emulator && project.emailEnumerationProtection) else {
+                    throw AuthError(.emailNotFound)
+                }
                 deliverable = false
             }
         case .verifyEmail, .verifyAndChangeEmail:
@@ -501,5 +504,10 @@ extension AuthEngine {
     /// The action code if it can still be used (the emulator's listing leaves spent codes out).
     public func liveActionCode(_ code: String, projectID: String) async throws -> EmailActionCode? {
         try await store.emailActionCode(hash: Self.actionCodeHash(code), projectID: projectID, now: clock.now())
+    }
+
+    /// Whether an SMS code's session can still be used (the emulator's listing leaves used codes out).
+    public func livePhoneSession(_ sessionInfo: String) async throws -> Bool {
+        try await store.phoneVerificationIsLive(sessionHash: Self.sessionHash(sessionInfo), now: clock.now())
     }
 }

@@ -72,7 +72,7 @@ extension AuthEngine {
         if user.mfaEnrollments.contains(where: { $0.phoneNumber == number }) {
             throw AuthError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         }
-        return .phone(sessionInfo: try await sendVerificationCode(phone, origin: origin))
+        return .phone(sessionInfo: try await sendVerificationCode(phone, origin: origin, asFirstFactor: false))
     }
 
     /// Enrolls the factor the proof stands for, and starts a session that has passed it.

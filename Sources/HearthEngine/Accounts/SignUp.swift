@@ -78,7 +78,9 @@ extension AuthEngine {
     ) async throws -> AccountResult {
         let project = origin.project
         var (user, _) = try await authenticatedUser(idToken: idToken, origin: origin)
-        if user.passwordHash != nil { throw AuthError(.providerAlreadyLinked) }
+        // The emulator replaces an existing e-mail and password. Hearth does not: that would be an e-mail and
+        // password change without the recent sign-in, notice and session end accounts:update requires.
+        if user.passwordHash != nil && !origin.emulator { throw AuthError(.providerAlreadyLinked) }
         let now = clock.now()
         user.email = email
         user.emailVerified = false

@@ -25,6 +25,17 @@ public struct ImportedUser: Sendable, Equatable {
     public var providers: [ProviderUserInfo] = []
     /// Phone second factors (`mfaInfo`, firebase auth:export's shape).
     public var mfaEnrollments: [MFAEnrollment] = []
+    /// The tenant the entry says it belongs to; it must be the one imported into.
+    public var tenantID: String?
+    /// A `providerUserInfo` entry that names no identity: the entry is reported, not imported.
+    public var linkProblem: LinkProblem?
+
+    public enum LinkProblem: Sendable, Equatable {
+        /// Neither `providerId` with `rawId` (or `federatedId`) nor a `federatedId`.
+        case missingIDs
+        /// A `federatedId` without the `providerId` it belongs to.
+        case federatedIDOnly
+    }
 
     public init(localID: String?) {
         self.localID = localID
@@ -54,6 +65,7 @@ public struct ImportedUser: Sendable, Equatable {
             return Date(millisecondsSince1970: ms)
         }
         localID = try string("localId")
+        tenantID = try string("tenantId")
         email = try string("email")
         emailVerified = o["emailVerified"]?.boolValue ?? false
         displayName = try string("displayName")
@@ -75,11 +87,14 @@ public struct ImportedUser: Sendable, Equatable {
         }
         if case .array(let links)? = o["providerUserInfo"] {
             for case .object(let l) in links {
-                guard let provider = l["providerId"]?.stringValue,
-                    let raw = l["rawId"]?.stringValue ?? l["federatedId"]?.stringValue
-                else { continue }
+                let provider = (l["providerId"]?.stringValue).nonEmpty
                 // Password and phone are the user's own fields, not links.
                 if provider == ProviderID.password || provider == ProviderID.phone { continue }
+                let federatedID = (l["federatedId"]?.stringValue).nonEmpty
+                guard let provider, let raw = (l["rawId"]?.stringValue).nonEmpty ?? federatedID else {
+                    if linkProblem == nil { linkProblem = federatedID == nil ? .missingIDs : .federatedIDOnly }
+                    continue
+                }
                 providers.append(
                     ProviderUserInfo(
                         providerID: provider, rawID: raw, federatedID: l["federatedId"]?.stringValue,
@@ -124,10 +139,14 @@ public struct UserImporter: Sendable {
     /// Hashes `rawPassword` entries; without one they are refused.
     public let hasher: PasswordHasher?
 
-    public init(store: AuthStore, clock: AuthClock = .system, hasher: PasswordHasher? = nil) {
+    /// Emulator mode: the emulator's wording where it has its own.
+    public let emulator: Bool
+
+    public init(store: AuthStore, clock: AuthClock = .system, hasher: PasswordHasher? = nil, emulator: Bool = false) {
         self.store = store
         self.clock = clock
         self.hasher = hasher
+        self.emulator = emulator
     }
 
     /// Checks the batch as a whole (a bad batch imports nothing), then imports each valid user;
@@ -198,6 +217,20 @@ public struct UserImporter: Sendable {
     ) throws(AuthError) -> UserRecord {
         guard let uid = u.localID.nonEmpty else { throw AuthError(.missingLocalID, "localId is missing") }
         if uid.count > AuthEngine.maxUIDLength { throw AuthError(.invalidLocalID, "localId is invalid") }
+        if let tenant = u.tenantID.nonEmpty, tenant != TenantScope.split(projectID).tenant {
+            throw AuthError(.tenantIDMismatch, "Tenant id in userInfo does not match the tenant id in request.")
+        }
+        switch u.linkProblem {
+        case .missingIDs?:
+            throw AuthError(.invalidArgument, "federatedId or (providerId & rawId) is required")
+        case .federatedIDOnly?:
+            throw AuthError(
+                .invalidArgument,
+                emulator
+                    ? "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))"
+                    : "providerId is required with federatedId")
+        case nil: break
+        }
         var email: String?
         if let raw = u.email {
             do { email = try EmailAddress.normalize(raw) } catch { throw AuthError(.invalidEmail, "email is invalid") }
@@ -221,6 +254,15 @@ public struct UserImporter: Sendable {
             stored = made.encoded
         }
         let claims = try u.customAttributes.flatMap { c throws(AuthError) in try CustomClaims.validate(serialized: c) }
+        // Firebase's rule: second factors only on an account with a verified e-mail.
+        if !u.mfaEnrollments.isEmpty {
+            guard email != nil else {
+                throw AuthError(.invalidArgument, "Second factor account requires email to be presented.")
+            }
+            guard u.emailVerified else {
+                throw AuthError(.invalidArgument, "Second factor account requires email to be verified.")
+            }
+        }
         return UserRecord(
             projectID: projectID, uid: uid, email: email, emailVerified: u.emailVerified,
             displayName: u.displayName.nonEmpty, photoURL: u.photoURL.nonEmpty, phoneNumber: phone,
@@ -253,7 +295,8 @@ public struct UserImporter: Sendable {
 extension AuthEngine {
     /// `accounts:batchCreate`.
     public func adminImportUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
-        let errors = try await UserImporter(store: store, clock: clock, hasher: hasher).importBatch(
+        let errors = try await UserImporter(store: store, clock: clock, hasher: hasher, emulator: origin.emulator)
+            .importBatch(
             r, projectID: origin.project.projectID)
         logger.info(
             "users imported",

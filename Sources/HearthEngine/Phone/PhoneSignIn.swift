@@ -50,10 +50,11 @@ public enum PhoneSignInResult: Sendable {
 extension AuthEngine {
     static let proofLifetimeSeconds = 3600
 
-    /// Sends a 6-digit code (or, for a configured test number, nothing) and returns the session.
-    public func sendVerificationCode(_ request: SendVerificationCodeRequest, origin: RequestOrigin) async throws
-        -> String
-    {
+    /// Sends a 6-digit code (or, for a configured test number, nothing) and returns the session. Second-factor
+    /// codes (`asFirstFactor: false`) go to enrolled numbers, which the first-factor rule does not concern.
+    public func sendVerificationCode(
+        _ request: SendVerificationCodeRequest, origin: RequestOrigin, asFirstFactor: Bool = true
+    ) async throws -> String {
         let project = origin.project
         let settings = project.phone
         // Firebase answers a missing number with INVALID_PHONE_NUMBER too.
@@ -89,6 +90,10 @@ extension AuthEngine {
             }
         }
 
+        // After the limits: the refusal tells whose number it is, so probing it costs quota like a send.
+        if asFirstFactor, let user = try await store.user(projectID: project.projectID, phoneNumber: phone) {
+            try refusePhoneFirstFactor(for: user, origin: origin)
+        }
         let sessionInfo = "hps1_" + random.token(bytes: 48)
         let code = testCode ?? Self.sixDigits(random)
         let now = clock.now()
@@ -188,11 +193,7 @@ extension AuthEngine {
             return .signedIn(AccountResult(user: user, tokens: tokens, isNewUser: true), phoneNumber: phone)
         }
         if owner.disabled { throw AuthError(.userDisabled) }
-        // A phone number cannot be the first factor of a user with second factors (Firebase's rule).
-        if needsSecondFactor(owner, origin: origin) {
-            throw AuthError(
-                .unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
-        }
+        try refusePhoneFirstFactor(for: owner, origin: origin)
         try await store.recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
         let tokens = try await startSession(for: owner, provider: ProviderID.phone, origin: origin)
         return .signedIn(AccountResult(user: owner, tokens: tokens, isNewUser: false), phoneNumber: phone)
@@ -202,11 +203,21 @@ extension AuthEngine {
         guard var user = try await store.user(projectID: origin.project.projectID, uid: uid) else {
             throw AuthError(.userNotFound)
         }
+        try refusePhoneFirstFactor(for: user, origin: origin)
         user.phoneNumber = phone
         user.lastLoginAt = clock.now()
         try await save(&user)
         let tokens = try await startSession(for: user, provider: ProviderID.phone, origin: origin)
         return AccountResult(user: user, tokens: tokens, isNewUser: false)
+    }
+
+    /// Firebase's rule: a phone number cannot be the first factor (signed in with, linked, sent a code) of a user
+    /// with SMS second factors, nor of one who must pass any second factor.
+    func refusePhoneFirstFactor(for user: UserRecord, origin: RequestOrigin) throws(AuthError) {
+        if needsSecondFactor(user, origin: origin) || user.mfaEnrollments.contains(where: { $0.phoneNumber != nil }) {
+            throw AuthError(
+                .unsupportedFirstFactor, "A phone number cannot be set as a first factor on an SMS based MFA user.")
+        }
     }
 
     /// Six decimal digits, uniformly from the CSPRNG.

@@ -44,6 +44,8 @@ public struct IdPSignInResult: Sendable {
     public var needConfirmation = false
     /// The existing account's providers, with needConfirmation.
     public var verifiedProviders: [String] = []
+    /// The existing account's uid, with needConfirmation (the emulator answers it as `localId`).
+    public var existingUID: String?
     /// The provider gave this e-mail to another of its users before (an account with the same e-mail is linked
     /// to a different id at the same provider).
     public var emailRecycled = false
@@ -160,6 +162,7 @@ extension AuthEngine {
             guard identity.emailVerified else {
                 var result = IdPSignInResult(identity: identity, needConfirmation: true)
                 result.verifiedProviders = holder.providers.map(\.providerID)
+                result.existingUID = holder.uid
                 return result
             }
             if holder.disabled { throw AuthError(.userDisabled) }
@@ -182,8 +185,11 @@ extension AuthEngine {
             holder.providers.removeAll { $0.providerID == identity.providerID }
             holder.providers.append(Self.link(identity, merging: nil))
             holder.emailVerified = true
-            if let name = identity.displayName { holder.displayName = name }
-            if let photo = identity.photoURL { holder.photoURL = photo }
+            // Firebase's rule: the profile becomes the provider's, what it does not send is dropped (after a
+            // takeover it was set by whoever never proved the address).
+            holder.displayName = identity.displayName
+            holder.photoURL = identity.photoURL
+            holder.screenName = identity.screenName
             holder.lastLoginAt = clock.now()
             try await save(&holder)
             if takesOver { try await endSessions(of: holder.uid, projectID: project.projectID) }
@@ -204,6 +210,7 @@ extension AuthEngine {
             emailVerified: email != nil && identity.emailVerified, displayName: identity.displayName,
             photoURL: identity.photoURL, validSince: nowSecond(), createdAt: now, lastLoginAt: now,
             providers: [Self.link(identity, merging: nil)])
+        user.screenName = identity.screenName
         try await runBeforeCreate(&user, provider: identity.providerID, origin: origin)
         do {
             try await store.insertUser(user)
@@ -272,7 +279,7 @@ extension AuthEngine {
         ]
         for (key, value) in [
             ("email", identity.email), ("name", identity.displayName), ("given_name", identity.firstName),
-            ("family_name", identity.lastName), ("picture", identity.photoURL),
+            ("family_name", identity.lastName), ("picture", identity.photoURL), ("screen_name", identity.screenName),
         ] {
             if let value { payload[key] = .string(value) }
         }
@@ -302,7 +309,7 @@ extension AuthEngine {
             isPrivateEmail: p["is_private_email"]?.boolValue ?? false,
             displayName: p["name"]?.stringValue, firstName: p["given_name"]?.stringValue,
             lastName: p["family_name"]?.stringValue, photoURL: p["picture"]?.stringValue,
-            rawUserInfo: p["raw_user_info"]?.objectValue ?? [:])
+            rawUserInfo: p["raw_user_info"]?.objectValue ?? [:], screenName: p["screen_name"]?.stringValue)
     }
 
     static func digest(_ text: String) -> String {

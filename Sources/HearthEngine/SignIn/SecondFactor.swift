@@ -115,7 +115,7 @@ extension AuthEngine {
         }
         var send = request.appProof
         send.phoneNumber = phone
-        return try await sendVerificationCode(send, origin: origin)
+        return try await sendVerificationCode(send, origin: origin, asFirstFactor: false)
     }
 
     /// Checks the second factor and starts the session the first factor began.

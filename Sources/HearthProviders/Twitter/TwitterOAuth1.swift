@@ -48,11 +48,13 @@ struct TwitterOAuth1 {
             let id = profile["id_str"]?.stringValue
         else { throw AuthError(.invalidIDPResponse, "The Twitter access token is invalid.") }
         let email = profile["email"]?.stringValue?.lowercased()
-        return FederatedIdentity(
+        var identity = FederatedIdentity(
             providerID: FederatedProvider.twitter, rawID: id, email: email,
             // Twitter hands out only addresses it has verified.
             emailVerified: email != nil, displayName: profile["name"]?.stringValue,
             photoURL: profile["profile_image_url_https"]?.stringValue, rawUserInfo: profile)
+        identity.screenName = profile["screen_name"]?.stringValue
+        return identity
     }
 
     /// POSTs a signed request whose answer is form-encoded.

@@ -114,7 +114,7 @@ extension AuthRoutes {
             "providerId": .text(result.providerID),
             "sessionId": .string(result.sessionID),
             "registered": result.registered.map(JSONValue.bool),
-            "allProviders": result.signInMethods.map { .array($0.map(JSONValue.string)) },
+            "allProviders": result.allProviders.map { .array($0.map(JSONValue.string)) },
             "signinMethods": result.signInMethods.map { .array($0.map(JSONValue.string)) },
         ])
     }

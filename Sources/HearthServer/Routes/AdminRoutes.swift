@@ -52,6 +52,10 @@ extension AuthRoutes {
             deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider"))
         // `mfa` present: its enrollments replace the user's (none: all removed); absent: unchanged.
         if let mfa = try wire.message("mfa") {
+            // Google's JSON mapping reads a null list as empty; the emulator's schema check refuses it.
+            if origin.emulator, mfa.fields["enrollments"] == .null {
+                throw AuthError(.invalidJSONPayload, "Invalid JSON payload received. /mfa/enrollments must be array")
+            }
             request.mfaEnrollments = try adminEnrollments(mfa.objects("enrollments"))
         }
         if let link = try wire.message("linkProviderUserInfo") {
@@ -202,7 +206,7 @@ extension AuthRoutes {
     }
 
     func adminSMSOutbox(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        try await EmulatorRoutes.verificationCodes(engine.store, projectID: origin.project.projectID)
+        try await EmulatorRoutes.verificationCodes(engine, projectID: origin.project.projectID, unusedOnly: false)
     }
 }
 

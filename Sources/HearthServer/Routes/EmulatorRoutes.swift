@@ -33,7 +33,7 @@ struct EmulatorRoutes: Sendable {
     func registerScoped(_ scope: String, on router: Router<HearthRequestContext>) {
         router.get(RouterPath("\(scope)/verificationCodes")) { _, context in
             let project = try project(context)
-            return WireResponse.json(try await Self.verificationCodes(engine.store, projectID: project.projectID))
+            return WireResponse.json(try await Self.verificationCodes(engine, projectID: project.projectID, unusedOnly: true))
         }
         router.get(RouterPath("\(scope)/oobCodes")) { _, context in
             let projectID = try project(context).projectID
@@ -79,10 +79,13 @@ struct EmulatorRoutes: Sendable {
     }
 
     /// The development outbox as the emulator lists it.
-    static func verificationCodes(_ store: AuthStore, projectID: String) async throws -> JSONValue {
-        let messages = try await store.outbox(projectID: projectID)
-        let codes: [JSONValue] = messages.map { m -> JSONValue in
-            ["phoneNumber": .string(m.phoneNumber), "sessionInfo": .string(m.sessionInfo), "code": .string(m.code)]
+    /// The SMS codes sent; with `unusedOnly`, as the emulator lists them, without the used and expired ones.
+    static func verificationCodes(_ engine: AuthEngine, projectID: String, unusedOnly: Bool) async throws -> JSONValue {
+        var codes: [JSONValue] = []
+        for m in try await engine.store.outbox(projectID: projectID) {
+            if unusedOnly, try await !engine.livePhoneSession(m.sessionInfo) { continue }
+            codes.append(
+                ["phoneNumber": .string(m.phoneNumber), "sessionInfo": .string(m.sessionInfo), "code": .string(m.code)])
         }
         return ["verificationCodes": .array(codes)]
     }

@@ -67,7 +67,10 @@ extension AuthRoutes {
             "kind": "identitytoolkit#VerifyAssertionResponse",
             "providerId": .string(identity.providerID),
             "federatedId": .string(identity.federatedID),
-            "localId": .text(user?.uid),
+            // With needConfirmation only the emulator names the account: a production answer would tell anyone
+            // who can make a provider claim an address which account holds it.
+            "localId": .text(user?.uid ?? (origin.emulator ? result.existingUID : nil)),
+            "tenantId": .text(user.flatMap { TenantScope.split($0.projectID).tenant }),
             "email": .text(identity.email),
             "emailVerified": .bool(emailVerified),
             "displayName": .text(identity.displayName),
@@ -75,6 +78,7 @@ extension AuthRoutes {
             "firstName": .text(identity.firstName),
             "lastName": .text(identity.lastName),
             "photoUrl": .text(identity.photoURL),
+            "screenName": .text(identity.screenName),
             "rawUserInfo": .string(JSONValue.object(identity.rawUserInfo).jsonText),
             "isNewUser": result.tokens == nil && result.challenge == nil ? nil : .bool(result.isNewUser),
             "needConfirmation": result.needConfirmation ? .bool(true) : nil,
@@ -165,6 +169,7 @@ extension AuthRoutes {
             providerID: providerID, idToken: params["idToken"].flatMap { $0.isEmpty ? nil : $0 },
             accessToken: params["accessToken"].flatMap { $0.isEmpty ? nil : $0 },
             tokenSecret: params["oauthTokenSecret"].flatMap { $0.isEmpty ? nil : $0 },
-            rawNonce: params["nonce"].flatMap { $0.isEmpty ? nil : $0 }, appleUser: user)
+            rawNonce: params["nonce"].flatMap { $0.isEmpty ? nil : $0 }, appleUser: user,
+            samlResponse: params["SAMLResponse"].flatMap { $0.isEmpty ? nil : $0 })
     }
 }

@@ -19,6 +19,7 @@ enum UserEncoding {
             "emailVerified": .bool(u.emailVerified),
             "displayName": .text(u.displayName),
             "photoUrl": .text(u.photoURL),
+            "screenName": .text(u.screenName),
             "phoneNumber": .text(u.phoneNumber),
             "passwordHash": u.passwordHash == nil
                 ? nil : .string(exported.map { Base64.encode($0.hash) } ?? redactedHash),
