@@ -47,7 +47,10 @@ let package = Package(
         .target(name: "HearthStore", dependencies: ["HearthCore"]),
         .target(
             name: "HearthSQLite",
-            dependencies: ["HearthStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "HearthStore", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .target(
             name: "HearthPostgres",

@@ -16,7 +16,7 @@ public final class SQLiteAuthStore: AuthStore {
     let rotations: RotationBatcher
     /// A connection of its own for `changeStamp`: `PRAGMA data_version` counts the commits of every *other*
     /// connection (the pool's writer, other processes), and its values are comparable only on one connection.
-    let stampConnection: DatabaseQueue
+    let stampConnection: DataVersionProbe
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -34,18 +34,13 @@ public final class SQLiteAuthStore: AuthStore {
         rotations = RotationBatcher(pool: pool)
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
-        var stampConfig = Configuration()
-        stampConfig.busyMode = .timeout(busyTimeout)
-        stampConnection = try DatabaseQueue(path: path, configuration: stampConfig)
+        stampConnection = try DataVersionProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
     }
 
     /// `PRAGMA data_version` on the dedicated connection: it changes whenever another connection, in this
     /// process or another, has committed since the last call. It reads the WAL index only, no table.
     public func changeStamp() -> UInt64? {
-        let version = try? stampConnection.inDatabase { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
-        }
-        return version.flatMap { $0 }.map { UInt64(bitPattern: $0) }
+        stampConnection.read()
     }
 
     public func shutdown() async throws {
@@ -55,7 +50,7 @@ public final class SQLiteAuthStore: AuthStore {
             DispatchQueue.global().async {
                 done.resume(
                     with: Result {
-                        try self.stampConnection.close()
+                        self.stampConnection.close()
                         try self.pool.close()
                     })
             }
