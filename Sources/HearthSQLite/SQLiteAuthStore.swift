@@ -14,9 +14,9 @@ public final class SQLiteAuthStore: AuthStore {
     let pool: DatabasePool
     /// Group commit of concurrent refresh-token rotations.
     let rotations: RotationBatcher
-    /// A connection of its own for `changeStamp`: `PRAGMA data_version` counts the commits of every *other*
-    /// connection (the pool's writer, other processes), and its values are comparable only on one connection.
-    let stampConnection: DataVersionProbe
+    /// The change stamp's own connection: `PRAGMA data_version` counts the commits of every *other* connection
+    /// (the pool's writer, other processes), and its values are comparable only on one connection.
+    let stampConnection: UserChangeProbe
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -34,11 +34,11 @@ public final class SQLiteAuthStore: AuthStore {
         rotations = RotationBatcher(pool: pool)
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
-        stampConnection = try DataVersionProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
+        stampConnection = try UserChangeProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
     }
 
-    /// `PRAGMA data_version` on the dedicated connection: it changes whenever another connection, in this
-    /// process or another, has committed since the last call. It reads the WAL index only, no table.
+    /// The user generation (`UserChangeProbe`): it changes whenever a commit, by this process or another, has
+    /// written `users` or `provider_links`. While nothing at all was committed it reads the WAL index only.
     public func changeStamp() -> UInt64? {
         stampConnection.read()
     }

@@ -245,6 +245,24 @@ enum SQLiteSchema {
         m.registerMigration("v12_screen_name") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN screen_name TEXT")
         }
+        // The change stamp of cached users (`UserChangeProbe`): every write of a user or a provider link gives the
+        // generation a new random value in its own transaction, so other commits (refresh rotations) leave cached
+        // users current. Random rather than counted: a restored backup cannot bring back a value still cached.
+        m.registerMigration("v13_user_generation") { db in
+            var sql = """
+                CREATE TABLE user_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+                INSERT INTO user_generation (id, value) VALUES (1, random());
+                """
+            for table in ["users", "provider_links"] {
+                for event in ["INSERT", "UPDATE", "DELETE"] {
+                    sql += """
+                        CREATE TRIGGER \(table)_\(event.lowercased())_generation AFTER \(event) ON \(table)
+                        BEGIN UPDATE user_generation SET value = random() WHERE id = 1; END;
+                        """
+                }
+            }
+            try db.execute(sql: sql)
+        }
         return m
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthSQLite
 import Testing
@@ -88,17 +89,41 @@ struct LookupCacheTests {
         try await other.shutdown()
     }
 
-    @Test func theStoreStampMovesWithEveryCommitFromAnyConnection() async throws {
+    /// The stamp moves with every commit that writes a user or a provider link, from any connection or program on
+    /// the file, and with nothing else: refresh rotations and rate-limit counters leave cached users current.
+    @Test func theStoreStampMovesWithUserWritesFromAnyConnectionAndOnlyWithThem() async throws {
         let h = try await Harness()
-        let other = try SQLiteAuthStore(path: h.directory.appendingPathComponent("hearth.sqlite").path)
-        defer { try? FileManager.default.removeItem(at: h.directory) }
-        let first = try #require(h.store.changeStamp())
-        #expect(h.store.changeStamp() == first)
-        _ = try await other.incrementCounter("k", windowSeconds: 60, now: Date())
-        let second = try #require(h.store.changeStamp())
-        #expect(second != first)
-        _ = try await h.store.incrementCounter("k", windowSeconds: 60, now: Date())
-        #expect(h.store.changeStamp() != second)
+        let path = h.directory.appendingPathComponent("hearth.sqlite").path
+        let other = try SQLiteAuthStore(path: path)
+        try await h.run { c in
+            let (uid, _) = try await cachedSession(c)
+            let refreshToken = try #require(
+                try await c.post("/v1/accounts:signInWithPassword", [
+                    "email": "cache@example.com", "password": "pass-word", "returnSecureToken": true,
+                ]).string("refreshToken"))
+            let first = try #require(h.store.changeStamp())
+            #expect(h.store.changeStamp() == first)
+
+            _ = try await other.incrementCounter("k", windowSeconds: 60, now: Date())
+            _ = try await h.store.incrementCounter("k", windowSeconds: 60, now: Date())
+            #expect(try await c.refresh(refreshToken).string("refresh_token") != nil)
+            #expect(h.store.changeStamp() == first)
+
+            var user = try #require(try await other.user(projectID: h.projectID, uid: uid))
+            user.displayName = "Moved"
+            try await other.updateUser(user)
+            let second = try #require(h.store.changeStamp())
+            #expect(second != first)
+
+            let raw = try DatabaseQueue(path: path)
+            try await raw.write { db in
+                try db.execute(
+                    sql: "INSERT INTO provider_links (project_id, provider_id, raw_id, uid) VALUES (?, 'google.com', 'g-1', ?)",
+                    arguments: [h.projectID, uid])
+            }
+            try raw.close()
+            #expect(h.store.changeStamp() != second)
+        }
         try await other.shutdown()
     }
 }

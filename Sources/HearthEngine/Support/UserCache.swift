@@ -3,8 +3,8 @@ import HearthStore
 import Synchronization
 
 /// Users as last read from the store, each with the store's `changeStamp` read before it, so repeated requests
-/// for one user (an app calling `accounts:lookup` or `accounts:update` with the same ID token) skip the store
-/// read while nothing has been committed anywhere.
+/// for one user (an app calling `accounts:lookup` or `accounts:update` with the same ID token, a client refreshing)
+/// skip the store read while no user has been written anywhere.
 ///
 /// An entry is used only while the store's stamp still equals the one read before the entry's user was read: any
 /// commit since that may have changed a user, by this process or by another on the same database (a revocation, a
