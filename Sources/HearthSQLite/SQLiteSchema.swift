@@ -245,16 +245,19 @@ enum SQLiteSchema {
         m.registerMigration("v12_screen_name") { db in
             try db.execute(sql: "ALTER TABLE users ADD COLUMN screen_name TEXT")
         }
-        // The change stamp of cached users (`UserChangeProbe`): every write of a user or a provider link gives the
+        // The change stamp of cached users (`UserChangeProbe`): every write that can change a stored user gives the
         // generation a new random value in its own transaction, so other commits (refresh rotations) leave cached
         // users current. Random rather than counted: a restored backup cannot bring back a value still cached.
+        // A new user row changes no cached one (`UserCache` keeps no "not found"), so inserts into `users` (an
+        // import's million rows) run no trigger.
         m.registerMigration("v13_user_generation") { db in
             var sql = """
                 CREATE TABLE user_generation (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
                 INSERT INTO user_generation (id, value) VALUES (1, random());
                 """
-            for table in ["users", "provider_links"] {
-                for event in ["INSERT", "UPDATE", "DELETE"] {
+            let events = ["users": ["UPDATE", "DELETE"], "provider_links": ["INSERT", "UPDATE", "DELETE"]]
+            for (table, tableEvents) in events.sorted(by: { $0.key < $1.key }) {
+                for event in tableEvents {
                     sql += """
                         CREATE TRIGGER \(table)_\(event.lowercased())_generation AFTER \(event) ON \(table)
                         BEGIN UPDATE user_generation SET value = random() WHERE id = 1; END;

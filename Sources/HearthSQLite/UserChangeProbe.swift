@@ -2,7 +2,7 @@ import GRDBSQLite
 import Synchronization
 
 /// The SQLite store's change stamp: a value that moves whenever a commit, by any connection of this process or
-/// another, has changed a user row or a provider link.
+/// another, has changed a stored user (updated or deleted a user row, written a provider link).
 ///
 /// Two statements on a connection of its own, under a mutex (no queue hop per ID-token check):
 /// `PRAGMA data_version`, which moves with every commit of any *other* connection and reads only the WAL index,

@@ -160,8 +160,9 @@ public protocol AuthStore: Sendable {
 
     // MARK: Caching
 
-    /// A stamp that differs from any earlier one once a write of users or provider links (anything a
-    /// `UserRecord` is read from) has been committed since, by this process or by any other
+    /// A stamp that differs from any earlier one once a change of a stored user (an update or delete of `users`,
+    /// any write of provider links: anything an existing `UserRecord` is read from) has been committed since, by
+    /// this process or by any other
     /// on the same database; nil when the store cannot tell cheaply. A cache of users (the engine's user cache)
     /// reads the stamp *before* reading the user and keeps them together: an entry is current while the stamp is
     /// unchanged, so a revocation committed anywhere is seen by the next request (PostgreSQL: once its

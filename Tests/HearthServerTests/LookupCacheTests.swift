@@ -89,6 +89,23 @@ struct LookupCacheTests {
         try await other.shutdown()
     }
 
+    /// Creating a user moves no SQLite stamp, so a "not found" answer must not be remembered: a user brought back
+    /// under the same uid (an import) is found by the next request.
+    @Test func aUserCreatedAfterANotFoundAnswerIsSeenAtOnce() async throws {
+        let h = try await Harness()
+        let other = try SQLiteAuthStore(path: h.directory.appendingPathComponent("hearth.sqlite").path)
+        try await h.run { c in
+            let (uid, token) = try await cachedSession(c)
+            let user = try #require(try await other.user(projectID: h.projectID, uid: uid))
+            #expect(try await other.deleteUser(projectID: h.projectID, uid: uid))
+            #expect(try await c.lookup(token).errorCode == "USER_NOT_FOUND")
+            #expect(try await c.lookup(token).errorCode == "USER_NOT_FOUND")
+            try await other.insertUser(user)
+            #expect(try await c.lookup(token).status == 200)
+        }
+        try await other.shutdown()
+    }
+
     /// The stamp moves with every commit that writes a user or a provider link, from any connection or program on
     /// the file, and with nothing else: refresh rotations and rate-limit counters leave cached users current.
     @Test func theStoreStampMovesWithUserWritesFromAnyConnectionAndOnlyWithThem() async throws {

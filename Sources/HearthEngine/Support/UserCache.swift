@@ -9,10 +9,11 @@ import Synchronization
 /// An entry is used only while the store's stamp still equals the one read before the entry's user was read: any
 /// commit since that may have changed a user, by this process or by another on the same database (a revocation, a
 /// disabled or deleted user, a password change), makes every entry stale at once. Stores that cannot stamp
-/// cheaply (nil) are never cached. Used by lookups (every ID-token check) and by refresh.
+/// cheaply (nil) are never cached. Only found users are kept, so a stamp need not move when a user is created
+/// (SQLite's does not). Used by lookups (every ID-token check) and by refresh.
 final class UserCache: Sendable {
     private struct Entry: Sendable {
-        var user: UserRecord?
+        var user: UserRecord
         var stamp: UInt64
     }
 
@@ -28,7 +29,7 @@ final class UserCache: Sendable {
         guard let stamp = store.changeStamp() else { return try await store.user(projectID: projectID, uid: uid) }
         let key = projectID + "\u{0}" + uid
         if let hit = entries.withLock({ $0[key] }), hit.stamp == stamp { return hit.user }
-        let user = try await store.user(projectID: projectID, uid: uid)
+        guard let user = try await store.user(projectID: projectID, uid: uid) else { return nil }
         entries.withLock { entries in
             // A full cache is emptied rather than tracked for eviction; the store is the truth anyway.
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
