@@ -62,7 +62,8 @@ struct Runtime {
         try await keyRing.load()
         let hashing = configuration.passwordHashing
         let hasher = PasswordHasher(
-            threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness))
+            threads: hashing.threads, parameters: hashing.scrypt, niceness: Int32(hashing.niceness),
+            whenIdle: MallocSettings.releaseFreeMemory)
         let projects = ProjectRegistry(
             defaultProjectID: configuration.defaultProject, projects: configuration.resolvedProjects,
             servesAnyProject: emulator

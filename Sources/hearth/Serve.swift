@@ -62,8 +62,6 @@ struct Serve: AsyncParsableCommand {
     var emulator = false
 
     func run() async throws {
-        // scrypt's working buffers go back to the system after each hash, so memory returns to idle after a burst.
-        MallocSettings.releaseLargeBlocksWhenFreed()
         var configuration = try options.resolve()
         if let host { configuration.host = host }
         if let port { configuration.port = port }

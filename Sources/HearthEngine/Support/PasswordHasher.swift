@@ -22,13 +22,20 @@ public final class PasswordHasher: Sendable {
     private let decoyHash = Mutex<PasswordHash?>(nil)
     /// Hashes queued or running, for the operator's queue-depth gauge.
     let pending = Atomic<Int>(0)
+    /// Run on a hashing thread when a hash ends with no other queued or running: the server gives scrypt's
+    /// working buffers back to the system there (`MallocSettings`), and keeps them while a burst lasts.
+    let whenIdle: (@Sendable () -> Void)?
 
-    public init(threads: Int, parameters: ScryptParameters, niceness: Int32 = 5, random: SecureRandom = .system) {
+    public init(
+        threads: Int, parameters: ScryptParameters, niceness: Int32 = 5, random: SecureRandom = .system,
+        whenIdle: (@Sendable () -> Void)? = nil
+    ) {
         pool = NIOThreadPool(numberOfThreads: max(threads, 1))
         pool.start()
         self.parameters = parameters
         self.random = random
         self.niceness = niceness
+        self.whenIdle = whenIdle
     }
 
     /// One scrypt's worth of work that proves nothing: verifying `password` against the decoy, or, the first time,
@@ -78,12 +85,23 @@ public final class PasswordHasher: Sendable {
     private func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async throws -> T {
         let queued = ContinuousClock.now
         AuthMetrics.hashQueueDepth.record(pending.add(1, ordering: .relaxed).newValue)
-        defer { AuthMetrics.hashQueueDepth.record(pending.subtract(1, ordering: .relaxed).newValue) }
-        return try await pool.runIfActive { [niceness] in
-            let waited = (ContinuousClock.now - queued).components
-            AuthMetrics.hashWait.recordNanoseconds(waited.seconds * 1_000_000_000 + waited.attoseconds / 1_000_000_000)
-            PasswordHasher.lowerPriorityOnce(niceness)
-            return work()
+        do {
+            return try await pool.runIfActive { [self, niceness] in
+                let waited = (ContinuousClock.now - queued).components
+                AuthMetrics.hashWait.recordNanoseconds(
+                    waited.seconds * 1_000_000_000 + waited.attoseconds / 1_000_000_000)
+                PasswordHasher.lowerPriorityOnce(niceness)
+                let result = work()
+                // Counted down here, on the hashing thread, so the last hash of a burst knows it is the last.
+                let left = pending.subtract(1, ordering: .relaxed).newValue
+                AuthMetrics.hashQueueDepth.record(left)
+                if left == 0 { whenIdle?() }
+                return result
+            }
+        } catch {
+            // The pool has stopped: the work never ran.
+            AuthMetrics.hashQueueDepth.record(pending.subtract(1, ordering: .relaxed).newValue)
+            throw error
         }
     }
 
