@@ -1,23 +1,63 @@
 import GRDBSQLite
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The SQLite store's change stamp: a value that moves whenever a commit, by any connection of this process or
 /// another, has changed a stored user (updated or deleted a user row, written a provider link).
 ///
-/// Two statements on a connection of its own, under a mutex (no queue hop per ID-token check):
-/// `PRAGMA data_version`, which moves with every commit of any *other* connection and reads only the WAL index,
-/// and, only when it has moved, `user_generation`, a random value that triggers on `users` and `provider_links`
-/// replace in the writing transaction itself (`SQLiteSchema`, v13). So commits that touch no user, such as
-/// refresh-token rotations, cost one re-read of that row here and keep the engine's cached users current,
-/// while a disabled, deleted or revoked user moves the stamp in the same commit that changed them.
+/// Three checks, cheapest first, under a mutex (no queue hop per ID-token check):
+/// 1. The WAL index's header, read from the `-shm` file mapped read-only. Every commit on the database, by any
+///    connection, rewrites it (SQLite's wal-index format, walformat.html: two copies of a 48-byte header that
+///    include a per-commit counter and a checksum), so while it holds the bytes last seen nothing has been
+///    committed anywhere and the last generation stands: a memory compare, no SQLite call.
+/// 2. `PRAGMA data_version` on a connection of its own, which moves with every commit of any *other* connection.
+/// 3. Only when that has moved, `user_generation`, a random value that triggers on `users` and `provider_links`
+///    replace in the writing transaction itself (`SQLiteSchema`, v13). So commits that touch no user, such as
+///    refresh-token rotations, cost one re-read of that row here and keep the engine's cached users current,
+///    while a disabled, deleted or revoked user moves the stamp in the same commit that changed them.
+/// Each check's value is taken before the next one reads, so a commit landing in between is caught by the next
+/// call, never missed.
 final class UserChangeProbe: Sendable {
-    /// The connection, its two prepared statements and the last values read; used only under `state`'s lock.
+    /// The connection, its two prepared statements, the mapped WAL-index header and the last values read; used
+    /// only under `state`'s lock.
     private struct Connection: @unchecked Sendable {
         let database: OpaquePointer
         let dataVersion: OpaquePointer
         let generation: OpaquePointer
+        /// The first page of the `-shm` file, read-only; nil when it could not be mapped (then checks 2 and 3 only).
+        var walIndex: UnsafeRawPointer?
+        var lastHeader = WALIndexHeader()
         var lastDataVersion: Int64?
         var lastGeneration: UInt64 = 0
+    }
+
+    /// The wal-index header's first copy (48 bytes), compared as bytes; SQLite writes copy 2, then copy 1.
+    private struct WALIndexHeader: Equatable {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        static let size = 48
+        static let mappedLength = 4096
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
+                && a.words.4 == b.words.4 && a.words.5 == b.words.5
+        }
+
+        /// Both copies as they are now, or nil while a writer is between them (then the slower checks decide).
+        /// Called under the probe's lock, whose acquire orders these loads after any earlier call's.
+        static func read(_ base: UnsafeRawPointer) -> WALIndexHeader? {
+            var first = WALIndexHeader()
+            var second = WALIndexHeader()
+            withUnsafeMutableBytes(of: &first.words) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: size)) }
+            withUnsafeMutableBytes(of: &second.words) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: base + size, count: size))
+            }
+            return first == second ? first : nil
+        }
     }
 
     private let state: Mutex<Connection?>
@@ -43,18 +83,46 @@ final class UserChangeProbe: Sendable {
             statements.append(statement)
         }
         state = Mutex(Connection(database: database, dataVersion: statements[0], generation: statements[1]))
+        // A first read attaches this connection to the WAL index, which then lives at least as long as it does
+        // (SQLite resets the -shm file only when no connection has it open).
+        guard read() != nil else { throw ProbeError(description: "cannot read the user generation of \(path)") }
+        let walIndex = Self.mapWALIndex(path + "-shm")
+        state.withLock { $0?.walIndex = walIndex }
+    }
+
+    private static func mapWALIndex(_ path: String) -> UnsafeRawPointer? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { closeDescriptor(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, Int(status.st_size) >= WALIndexHeader.mappedLength else { return nil }
+        let mapped = mmap(nil, WALIndexHeader.mappedLength, PROT_READ, MAP_SHARED, descriptor, 0)
+        guard let mapped, mapped != MAP_FAILED else { return nil }
+        return UnsafeRawPointer(mapped)
+    }
+
+    private static func closeDescriptor(_ descriptor: Int32) {
+        #if canImport(Glibc)
+            _ = Glibc.close(descriptor)
+        #else
+            _ = Darwin.close(descriptor)
+        #endif
     }
 
     /// The current user generation; nil once closed or when SQLite cannot answer (callers then skip their cache).
     func read() -> UInt64? {
         state.withLock { connection -> UInt64? in
-            guard var open = connection, let version = Self.integer(open.dataVersion) else { return nil }
-            if version == open.lastDataVersion { return open.lastGeneration }
-            // Read after the data version: a commit landing in between is in the generation read, and moves the
-            // data version again, so the next call reads once more. Never the other way round.
-            guard let generation = Self.integer(open.generation) else { return nil }
-            open.lastDataVersion = version
-            open.lastGeneration = UInt64(bitPattern: generation)
+            guard var open = connection else { return nil }
+            let header = open.walIndex.flatMap(WALIndexHeader.read)
+            if let header, header == open.lastHeader, open.lastDataVersion != nil { return open.lastGeneration }
+            guard let version = Self.integer(open.dataVersion) else { return nil }
+            if version != open.lastDataVersion {
+                guard let generation = Self.integer(open.generation) else { return nil }
+                open.lastDataVersion = version
+                open.lastGeneration = UInt64(bitPattern: generation)
+            }
+            // The header read before both: if a commit came after it, the next call sees other bytes.
+            open.lastHeader = header ?? WALIndexHeader()
             connection = open
             return open.lastGeneration
         }
@@ -69,6 +137,9 @@ final class UserChangeProbe: Sendable {
     func close() {
         state.withLock { connection in
             guard let open = connection else { return }
+            if let walIndex = open.walIndex {
+                munmap(UnsafeMutableRawPointer(mutating: walIndex), WALIndexHeader.mappedLength)
+            }
             sqlite3_finalize(open.dataVersion)
             sqlite3_finalize(open.generation)
             sqlite3_close_v2(open.database)
