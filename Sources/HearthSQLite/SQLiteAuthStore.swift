@@ -38,7 +38,8 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     /// The user generation (`UserChangeProbe`): it changes whenever a commit, by this process or another, has
-    /// written `users` or `provider_links`. While nothing at all was committed it reads the WAL index only.
+    /// changed a stored user (a user updated or deleted, a provider link written). While nothing at all was
+    /// committed it compares the mapped WAL-index header and calls no SQLite.
     public func changeStamp() -> UInt64? {
         stampConnection.read()
     }
