@@ -25,6 +25,8 @@ public final class PostgresAuthStore: AuthStore {
     let logger: Logger
     /// How long a request waits for a pooled connection before it is answered `StoreUnavailable`.
     let connectionWait: Duration
+    /// Ends the leases that waited `connectionWait` for a connection.
+    let leaseWatch: LeaseWatch
     /// Runs the client's connection pool until `shutdown()` cancels it.
     private let runTask: Task<Void, Never>
     /// The change stamp: moved by this process's user writes and by other servers' notifications.
@@ -41,6 +43,7 @@ public final class PostgresAuthStore: AuthStore {
         self.client = client
         self.logger = logger
         self.connectionWait = connectionWait
+        leaseWatch = LeaseWatch(wait: connectionWait)
         description = parsed.redacted
         runTask = Task { await client.run() }
     }
@@ -72,7 +75,7 @@ public final class PostgresAuthStore: AuthStore {
     /// together queue on an advisory lock, so each migration runs exactly once.
     public func migrate() async throws {
         // `connect` bounds the whole start-up wait instead, with a message naming the database.
-        try await transaction(waitingAtMost: nil) { db in
+        try await transaction(bounded: false) { db in
             try await db.run("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             try await db.run(PostgresQuery(unsafeSQL: PostgresSchema.createMigrationsTable))
             let applied = Set(
@@ -536,7 +539,7 @@ extension PostgresAuthStore {
     @discardableResult
     func query(_ query: PostgresQuery, changesUsers: Bool = false) async throws -> [PostgresRow] {
         defer { if changesUsers { changes.changed() } }
-        return try await leasing(wait: connectionWait) { [logger] connection in
+        return try await leasing { [logger] connection in
             try await connection.query(query, logger: logger).collect()
         }
     }
@@ -547,17 +550,17 @@ extension PostgresAuthStore {
     func transaction<Result: Sendable>(_ body: @escaping @Sendable (Transaction) async throws -> Result)
         async throws -> Result
     {
-        try await transaction(waitingAtMost: connectionWait, body)
+        try await transaction(bounded: true, body)
     }
 
-    /// `transaction(_:)` with its own bound on the wait for a connection; nil waits as long as the pool does.
+    /// `transaction(_:)`, waiting as long as the pool does for a connection unless `bounded`.
     /// Every transaction is taken to change users and moves the change stamp once it is done, committed or not
     /// (the few that do not are not frequent enough to matter; refresh rotation is a single statement).
     func transaction<Result: Sendable>(
-        waitingAtMost wait: Duration?, _ body: @escaping @Sendable (Transaction) async throws -> Result
+        bounded: Bool, _ body: @escaping @Sendable (Transaction) async throws -> Result
     ) async throws -> Result {
         defer { changes.changed() }
-        return try await leasing(wait: wait) { [logger] connection in
+        return try await leasing(bounded: bounded) { [logger] connection in
             do {
                 return try await connection.withTransaction(logger: logger) { connection in
                     try await body(Transaction(connection: connection, logger: logger))
@@ -579,37 +582,26 @@ extension PostgresAuthStore {
         }
     }
 
-    /// Runs `body` on a pooled connection, waiting at most `wait` for one. While PostgreSQL is down the pool
-    /// keeps reconnecting in the background and would hold requests in its queue for up to a minute; a
-    /// request gets `StoreUnavailable` instead, and the next one after the database is back succeeds.
+    /// Runs `body` on a pooled connection, waiting at most `connectionWait` for one when `bounded`. While
+    /// PostgreSQL is down the pool keeps reconnecting in the background and would hold requests in its queue for up
+    /// to a minute; a request gets `StoreUnavailable` instead, and the next one after the database is back succeeds.
     func leasing<Result: Sendable>(
-        wait: Duration?, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+        bounded: Bool = true, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let lease = LeaseDeadline()
-        do {
-            return try await withThrowingTaskGroup(of: Result?.self) { [client] group in
-                group.addTask {
-                    try await client.withConnection { connection in
-                        guard lease.begin() else { throw CancellationError() }
-                        return try await body(connection)
-                    }
-                }
-                if let wait {
-                    group.addTask {
-                        try await Task.sleep(for: wait)
-                        if lease.expire() { throw StoreUnavailable("no connection within \(wait)") }
-                        return nil
-                    }
-                }
-                while let finished = try await group.next() {
-                    if let result = finished {
-                        group.cancelAll()
-                        return result
-                    }
-                }
-                throw CancellationError()
+        // Its own task, so that the deadline can cancel the wait without waiting for it.
+        let leased = Task { [client] in
+            try await client.withConnection { connection in
+                guard lease.begin() else { throw CancellationError() }
+                return try await body(connection)
             }
+        }
+        let watched = bounded ? leaseWatch.watch { if lease.expire() { leased.cancel() } } : nil
+        defer { if let watched { leaseWatch.forget(watched) } }
+        do {
+            return try await withTaskCancellationHandler { try await leased.value } onCancel: { leased.cancel() }
         } catch {
+            if lease.expired { throw StoreUnavailable("no connection within \(connectionWait)") }
             // Before the lease, every failure is the pool's: shut down, or given up reconnecting.
             if !lease.began { throw error as? StoreUnavailable ?? StoreUnavailable("\(error)") }
             throw Self.storeError(for: error)
@@ -647,33 +639,6 @@ extension PostgresAuthStore {
             return nil
         }
     }
-}
-
-/// Who came first for one lease: the connection (the body runs) or the deadline (the caller gets
-/// `StoreUnavailable` and a connection that arrives later is handed straight back).
-final class LeaseDeadline: Sendable {
-    private enum State { case waiting, leased, expired }
-    private let state = Mutex(State.waiting)
-
-    /// Marks the connection as leased; false when the deadline passed first.
-    func begin() -> Bool {
-        state.withLock { state in
-            guard state == .waiting else { return false }
-            state = .leased
-            return true
-        }
-    }
-
-    /// Marks the deadline as passed; false when the connection came first.
-    func expire() -> Bool {
-        state.withLock { state in
-            guard state == .waiting else { return false }
-            state = .expired
-            return true
-        }
-    }
-
-    var began: Bool { state.withLock { $0 == .leased } }
 }
 
 // MARK: - Row mapping

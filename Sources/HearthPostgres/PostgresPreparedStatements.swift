@@ -13,7 +13,7 @@ extension PostgresAuthStore {
     /// Runs a prepared statement on any pooled connection, in its own implicit transaction.
     func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [PostgresRow]
     where Statement.Row == PostgresRow {
-        try await leasing(wait: connectionWait) { [logger] connection in
+        try await leasing { [logger] connection in
             var rows: [PostgresRow] = []
             for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
             return rows

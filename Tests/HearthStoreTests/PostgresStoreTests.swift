@@ -1,6 +1,7 @@
 import Foundation
 import HearthStore
 import PostgresNIO
+import Synchronization
 import Testing
 
 @testable import HearthPostgres
@@ -69,6 +70,34 @@ struct PostgresStoreTests {
             #expect(try await stores[2].user(projectID: "p1", uid: "u1") == Fixture.user())
             for store in stores { try await store.shutdown() }
         }
+    }
+
+    /// While the database cannot be reached, a request waits `connectionWait` and no longer, then is answered
+    /// StoreUnavailable (HTTP 503); its timer is forgotten.
+    @Test func aRequestGivesUpWaitingForAnUnreachableDatabase() async throws {
+        // Nothing listens on port 1: the pool keeps reconnecting, and would hold the request for its back-off.
+        let store = try PostgresAuthStore(
+            url: "postgres://hearth@127.0.0.1:1/hearth", logger: testLogger,
+            connectionWait: .milliseconds(200))
+        await #expect(throws: StoreUnavailable.self) { try await store.countUsers(projectID: "p1") }
+        #expect(store.leaseWatch.count == 0)
+        try await store.shutdown()
+    }
+
+    @Test func theLeaseWatchExpiresOnlyWhatWaitedItsWholeWait() async throws {
+        let watch = LeaseWatch(wait: .milliseconds(50))
+        let expired = Mutex<[String]>([])
+        let forgotten = watch.watch { expired.withLock { $0.append("forgotten") } }
+        _ = watch.watch { expired.withLock { $0.append("first") } }
+        watch.forget(forgotten)
+        try await Task.sleep(for: .milliseconds(20))
+        _ = watch.watch { expired.withLock { $0.append("second") } }
+        _ = try await eventually { expired.withLock { $0.count == 2 } }
+        #expect(expired.withLock { $0 } == ["first", "second"])
+        #expect(watch.count == 0)
+        // The timer ended with nothing left to watch; the next lease starts another.
+        _ = watch.watch { expired.withLock { $0.append("third") } }
+        _ = try await eventually { expired.withLock { $0.count == 3 } }
     }
 
     @Test(.enabled(if: Backend.postgresURL != nil))
