@@ -27,6 +27,9 @@ public final class PostgresAuthStore: AuthStore {
     let connectionWait: Duration
     /// Ends the leases that waited `connectionWait` for a connection.
     let leaseWatch: LeaseWatch
+    /// Refresh rotations waiting for the next batch (`PostgresAuthStore+Rotation.swift`).
+    let rotations = GroupCommitQueue<RefreshRotation, RefreshRotationOutcome>(
+        separating: { AnyHashable($0.presentedHash) })
     /// Runs the client's connection pool until `shutdown()` cancels it.
     private let runTask: Task<Void, Never>
     /// The change stamp: moved by this process's user writes and by other servers' notifications.
@@ -256,27 +259,6 @@ public final class PostgresAuthStore: AuthStore {
                 VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
                 """)
         }
-    }
-
-    public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
-        let nowMs = r.now.millisecondsSince1970
-        let graceMs = Int64(r.graceSeconds) * 1000
-        let rows = try await execute(RotateRefreshToken(rotation: r))
-        // The same rules as the statement's, on the row it locked.
-        guard let row = rows.first?.makeRandomAccess() else { return .unknown }
-        let family = try Self.family(from: row)
-        if family.revokedAt != nil { return .revoked(family) }
-        if !r.rotate { return .kept(family) }
-        if let rotatedAt = try row["rotated_at"].decode(Int64?.self) {
-            if nowMs - rotatedAt <= graceMs, let sealed = try row["sealed_successor"].decode(Data?.self) {
-                return .alreadyRotated(family, sealedSuccessor: Array(sealed))
-            }
-            var revoked = family
-            revoked.revokedAt = r.now
-            revoked.revokeReason = .reuseDetected
-            return .reuseDetected(revoked)
-        }
-        return .rotated(family)
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)

@@ -21,59 +21,70 @@ extension PostgresAuthStore {
     }
 }
 
-/// Refresh rotation in one statement and one round trip. `presented` locks the token row, so concurrent uses of one
-/// token queue there; each later one gets the row as the earlier one committed it (READ COMMITTED re-reads a locked
-/// row), sees `rotated_at` and the sealed successor, and writes nothing. The writing sub-statements apply the
-/// rotation rules on that row; the caller reads the outcome from the same row.
-struct RotateRefreshToken: PostgresPreparedStatement {
+/// The refresh rotations of one batch (`PostgresRotationBatcher`) in one statement, one round trip and one
+/// transaction. `presented` locks each presented token's row, so concurrent uses of one token from other servers queue
+/// there; each later one gets the row as the earlier one committed it (READ COMMITTED re-reads a locked row), sees
+/// `rotated_at` and the sealed successor, and writes nothing. The writing sub-statements apply the rotation rules to
+/// each input row (`ord`, its place in the batch) on its token's row; the caller reads each outcome from the row of
+/// its `ord`. All sub-statements see one snapshot, so a batch never holds one token twice: the batcher sends the
+/// later use in the next batch, which sees this one's writes.
+struct RotateRefreshTokens: PostgresPreparedStatement {
     typealias Row = PostgresRow
     // A new name whenever the SQL changes: a connection keeps what it prepared under a name.
-    static let name = "hearth_rotate_refresh_token_1"
+    static let name = "hearth_rotate_refresh_tokens_1"
     static let sql = """
-        WITH presented AS (
-          SELECT t.rotated_at, t.sealed_successor, f.*
-          FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-          WHERE t.hash = $1 AND (f.project_id = $2
-            OR (f.project_id COLLATE "C" >= $3 AND f.project_id COLLATE "C" < $4))
+        WITH input AS (
+          SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::bytea[], $7::bool[],
+            $8::bytea[], $9::int8[])
+            WITH ORDINALITY AS i(hash, project_id, prefix, prefix_end, now, sealed, rotate, successor, grace, ord)
+        ),
+        presented AS (
+          SELECT i.ord, t.rotated_at, t.sealed_successor, f.*
+          FROM input i
+            JOIN refresh_tokens t ON t.hash = i.hash
+            JOIN refresh_families f ON f.id = t.family_id
+          WHERE f.project_id = i.project_id
+            OR (f.project_id COLLATE "C" >= i.prefix AND f.project_id COLLATE "C" < i.prefix_end)
           FOR UPDATE OF t
         ),
         rotated AS (
-          UPDATE refresh_tokens SET rotated_at = $5, sealed_successor = $6
-          WHERE hash = $1 AND $7
-            AND EXISTS (SELECT 1 FROM presented WHERE revoked_at IS NULL AND rotated_at IS NULL)
-          RETURNING family_id
+          UPDATE refresh_tokens t SET rotated_at = i.now, sealed_successor = i.sealed
+          FROM input i
+          WHERE t.hash = i.hash AND i.rotate
+            AND EXISTS (SELECT 1 FROM presented p WHERE p.ord = i.ord AND p.revoked_at IS NULL AND p.rotated_at IS NULL)
+          RETURNING t.family_id, i.successor, i.now
         ),
         successor AS (
           INSERT INTO refresh_tokens (hash, family_id, issued_at)
-          SELECT $8, family_id, $5 FROM rotated
+          SELECT successor, family_id, now FROM rotated
         ),
         reused AS (
-          UPDATE refresh_families
-          SET revoked_at = $5, revoke_reason = $10
-          WHERE $7 AND id = (
-            SELECT id FROM presented WHERE revoked_at IS NULL AND rotated_at IS NOT NULL
-              AND NOT ($5 - rotated_at <= $9 AND sealed_successor IS NOT NULL))
+          UPDATE refresh_families f
+          SET revoked_at = i.now, revoke_reason = $10
+          FROM input i JOIN presented p ON p.ord = i.ord
+          WHERE f.id = p.id AND i.rotate AND p.revoked_at IS NULL AND p.rotated_at IS NOT NULL
+            AND NOT (i.now - p.rotated_at <= i.grace AND p.sealed_successor IS NOT NULL)
         )
         SELECT * FROM presented
         """
     static let bindingDataTypes: [PostgresDataType] = [
-        .bytea, .text, .text, .text, .int8, .bytea, .bool, .bytea, .int8, .text,
+        .byteaArray, .textArray, .textArray, .textArray, .int8Array, .byteaArray, .boolArray, .byteaArray, .int8Array,
+        .text,
     ]
 
-    let rotation: RefreshRotation
+    let rotations: [RefreshRotation]
 
     func makeBindings() throws -> PostgresBindings {
-        let r = rotation
         var bindings = PostgresBindings(capacity: 10)
-        try bindings.append(Data(r.presentedHash))
-        bindings.append(r.projectID)
-        bindings.append(r.tenantPrefix)
-        bindings.append(StoreSupport.prefixEnd(r.tenantPrefix))
-        bindings.append(r.now.millisecondsSince1970)
-        try bindings.append(Data(r.sealedSuccessor))
-        bindings.append(r.rotate)
-        try bindings.append(Data(r.successorHash))
-        bindings.append(Int64(r.graceSeconds) * 1000)
+        bindings.append(rotations.map { ByteBuffer(bytes: $0.presentedHash) })
+        bindings.append(rotations.map(\.projectID))
+        bindings.append(rotations.map(\.tenantPrefix))
+        bindings.append(rotations.map { StoreSupport.prefixEnd($0.tenantPrefix) })
+        bindings.append(rotations.map(\.now.millisecondsSince1970))
+        bindings.append(rotations.map { ByteBuffer(bytes: $0.sealedSuccessor) })
+        bindings.append(rotations.map(\.rotate))
+        bindings.append(rotations.map { ByteBuffer(bytes: $0.successorHash) })
+        bindings.append(rotations.map { Int64($0.graceSeconds) * 1000 })
         bindings.append(RefreshRevocationReason.reuseDetected.rawValue)
         return bindings
     }

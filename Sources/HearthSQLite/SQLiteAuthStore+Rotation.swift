@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import GRDB
 import HearthStore
-import Synchronization
 
 /// Group commit for refresh-token rotation: the rotations of concurrent refreshes are applied in one write
 /// transaction, one savepoint each, in arrival order, and answered only after that transaction has committed.
@@ -14,51 +13,25 @@ import Synchronization
 /// rotations of one token in one batch are applied one after the other exactly as they would be in two
 /// transactions, and nothing is answered before COMMIT, so an answered refresh survives `kill -9`.
 final class RotationBatcher: Sendable {
-    private struct Waiting: Sendable {
-        let rotation: RefreshRotation
-        let answer: CheckedContinuation<RefreshRotationOutcome, Error>
-    }
-
-    private struct State: Sendable {
-        var waiting: [Waiting] = []
-        var writing = false
-    }
-
-    private let state = Mutex(State())
+    private let queue: GroupCommitQueue<RefreshRotation, RefreshRotationOutcome>
     private let pool: DatabasePool
-    /// Bounds the time any one request waits behind others in a batch.
-    let maximumBatch: Int
 
     init(pool: DatabasePool, maximumBatch: Int = 128) {
         self.pool = pool
-        self.maximumBatch = maximumBatch
+        queue = GroupCommitQueue(maximumBatch: maximumBatch)
     }
 
     func rotate(_ rotation: RefreshRotation) async throws -> RefreshRotationOutcome {
         try await withCheckedThrowingContinuation { answer in
-            let leads = state.withLock { state -> Bool in
-                state.waiting.append(Waiting(rotation: rotation, answer: answer))
-                if state.writing { return false }
-                state.writing = true
-                return true
-            }
             // The first request of a batch writes it, off the event loops: the write blocks on the writer.
-            if leads { DispatchQueue.global().async { self.writeBatches() } }
+            if queue.enqueue(rotation, answer: answer) { DispatchQueue.global().async { self.writeBatches() } }
         }
     }
 
     /// Writes what is waiting, then what arrived meanwhile, until nothing is left.
     private func writeBatches() {
         while true {
-            let batch = state.withLock { state -> [Waiting] in
-                guard !state.waiting.isEmpty else {
-                    state.writing = false
-                    return []
-                }
-                let batch = Array(state.waiting.prefix(maximumBatch))
-                state.waiting.removeFirst(batch.count)
-                return batch
-            }
+            let batch = queue.nextBatch()
             if batch.isEmpty { return }
             var outcomes: [Result<RefreshRotationOutcome, Error>]
             do {
@@ -68,7 +41,7 @@ final class RotationBatcher: Sendable {
                             var outcome = RefreshRotationOutcome.unknown
                             // A failed rotation rolls back its own changes only; the others still commit.
                             try db.inSavepoint {
-                                outcome = try SQLiteAuthStore.rotate(db, waiting.rotation)
+                                outcome = try SQLiteAuthStore.rotate(db, waiting.item)
                                 return .commit
                             }
                             return outcome
@@ -79,7 +52,7 @@ final class RotationBatcher: Sendable {
                 // The transaction did not commit: no rotation of the batch happened.
                 outcomes = batch.map { _ in .failure(error) }
             }
-            for (waiting, outcome) in zip(batch, outcomes) { waiting.answer.resume(with: outcome) }
+            for (waiting, outcome) in zip(batch, outcomes) { waiting.resume(with: outcome) }
         }
     }
 }

@@ -426,6 +426,58 @@ struct AuthStoreConformance {
         }
     }
 
+    /// A burst of refreshes of many sessions, as a group-committing store batches them: each rotation gets its own
+    /// session's outcome, a token presented twice is rotated once, and a replay of an old token revokes only its own
+    /// session.
+    @Test(arguments: Backend.available)
+    func aBurstOfRotationsGivesEachSessionItsOwnOutcome(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let sessions = 24
+            for i in 0..<sessions {
+                try await store.insertRefreshFamily(Fixture.family("f\(i)", uid: "u\(i)"), tokenHash: Fixture.hash("t\(i)"))
+            }
+            // Session 0 was rotated long ago: presenting t0 again, after the grace, is reuse.
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t0", to: "n0")) == .rotated(Fixture.family("f0", uid: "u0")))
+            let later = Fixture.t(31)
+            let outcomes = try await withThrowingTaskGroup(of: (String, RefreshRotationOutcome).self) { group in
+                for i in 0..<sessions {
+                    // Even sessions' tokens are presented twice in the burst.
+                    for use in i.isMultiple(of: 2) ? ["a", "b"] : ["a"] {
+                        let successor = "t\(i)-\(use)"
+                        let rotation = Fixture.rotation("t\(i)", to: successor, at: later)
+                        group.addTask { (successor, try await store.rotateRefreshToken(rotation)) }
+                    }
+                }
+                return try await group.reduce(into: [String: RefreshRotationOutcome]()) { $0[$1.0] = $1.1 }
+            }
+
+            // The first replay revokes the session; the second finds it revoked.
+            let replays = [outcomes["t0-a"], outcomes["t0-b"]].compactMap { $0 }
+            guard let revoked = replays.lazy.compactMap({ if case .reuseDetected(let f) = $0 { f } else { nil } }).first,
+                replays.count == 2, replays.contains(.reuseDetected(revoked)), replays.contains(.revoked(revoked))
+            else {
+                Issue.record("replaying t0: \(replays)")
+                return
+            }
+            #expect(revoked.id == "f0" && revoked.revokeReason == .reuseDetected)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("n0", to: "x", at: later)) == .revoked(revoked))
+            for i in 1..<sessions {
+                let family = Fixture.family("f\(i)", uid: "u\(i)")
+                let uses = i.isMultiple(of: 2) ? ["t\(i)-a", "t\(i)-b"] : ["t\(i)-a"]
+                let winners = uses.filter { outcomes[$0] == .rotated(family) }
+                try #require(winners.count == 1, "session \(i): \(uses.map { outcomes[$0] })")
+                for loser in uses where loser != winners[0] {
+                    #expect(outcomes[loser] == .alreadyRotated(family, sealedSuccessor: Fixture.sealed(winners[0])))
+                    #expect(try await store.rotateRefreshToken(Fixture.rotation(loser, to: "x", at: later)) == .unknown)
+                }
+                // The winner's successor was stored in its session.
+                #expect(
+                    try await store.rotateRefreshToken(Fixture.rotation(winners[0], to: "\(winners[0])+", at: later))
+                        == .rotated(family))
+            }
+        }
+    }
+
     // MARK: Phone verification
 
     @Test(arguments: Backend.available)
