@@ -9,7 +9,9 @@ import PostgresNIO
 /// One statement per refresh cost a pooled connection, a round trip and a commit each, on the cores that sign the
 /// tokens; batched, those fixed costs are shared. One batch is written at a time; what arrives meanwhile is the next
 /// batch. Two uses of one token never share a batch (the later waits for the next), so they are applied one after
-/// the other, as they would be in two transactions.
+/// the other, as they would be in two transactions. Another server's batch may hold the same tokens at once: the
+/// row locks order the two (the later sees the first's commit), and both lock in hash order, so they cannot
+/// deadlock over them.
 extension PostgresAuthStore {
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
         try await withCheckedThrowingContinuation { answer in

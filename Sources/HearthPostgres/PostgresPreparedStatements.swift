@@ -21,17 +21,21 @@ extension PostgresAuthStore {
     }
 }
 
-/// The refresh rotations of one batch (`PostgresRotationBatcher`) in one statement, one round trip and one
-/// transaction. `presented` locks each presented token's row, so concurrent uses of one token from other servers queue
-/// there; each later one gets the row as the earlier one committed it (READ COMMITTED re-reads a locked row), sees
-/// `rotated_at` and the sealed successor, and writes nothing. The writing sub-statements apply the rotation rules to
-/// each input row (`ord`, its place in the batch) on its token's row; the caller reads each outcome from the row of
-/// its `ord`. All sub-statements see one snapshot, so a batch never holds one token twice: the batcher sends the
-/// later use in the next batch, which sees this one's writes.
+/// The refresh rotations of one batch (`PostgresAuthStore+Rotation`) in one statement, one round trip and one
+/// transaction. `presented` locks each presented token's row, in hash order so that two batches cannot deadlock, and
+/// concurrent uses of one token from other servers queue there; each later one gets the row as the earlier one
+/// committed it (READ COMMITTED re-reads a locked row), sees `rotated_at` and the sealed successor, and writes
+/// nothing. The writing sub-statements apply the rotation rules to each input row (`ord`, its place in the batch) on
+/// its token's row; the caller reads each outcome from the row of its `ord`. All sub-statements see one snapshot, so
+/// a batch never holds one token twice: the queue sends the later use in the next batch, which sees this one's writes.
+///
+/// The lookups are lateral subqueries so that each is an index probe whatever the statistics: a connection keeps the
+/// generic plan it made in its first executions, and a join planned while the tables were empty scanned the whole
+/// token table on every batch once they had grown (`theRotationStatementProbesTheIndexWhateverItsPlanWasMadeOn`).
 struct RotateRefreshTokens: PostgresPreparedStatement {
     typealias Row = PostgresRow
     // A new name whenever the SQL changes: a connection keeps what it prepared under a name.
-    static let name = "hearth_rotate_refresh_tokens_1"
+    static let name = "hearth_rotate_refresh_tokens_2"
     static let sql = """
         WITH input AS (
           SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::bytea[], $7::bool[],
@@ -40,12 +44,13 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
         ),
         presented AS (
           SELECT i.ord, t.rotated_at, t.sealed_successor, f.*
-          FROM input i
-            JOIN refresh_tokens t ON t.hash = i.hash
-            JOIN refresh_families f ON f.id = t.family_id
+          FROM (SELECT * FROM input ORDER BY hash) i
+            CROSS JOIN LATERAL (
+              SELECT rotated_at, sealed_successor, family_id FROM refresh_tokens t WHERE t.hash = i.hash FOR UPDATE
+            ) t
+            CROSS JOIN LATERAL (SELECT * FROM refresh_families f WHERE f.id = t.family_id OFFSET 0) f
           WHERE f.project_id = i.project_id
             OR (f.project_id COLLATE "C" >= i.prefix AND f.project_id COLLATE "C" < i.prefix_end)
-          FOR UPDATE OF t
         ),
         rotated AS (
           UPDATE refresh_tokens t SET rotated_at = i.now, sealed_successor = i.sealed

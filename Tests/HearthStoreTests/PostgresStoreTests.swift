@@ -100,6 +100,34 @@ struct PostgresStoreTests {
         _ = try await eventually { expired.withLock { $0.count == 3 } }
     }
 
+    /// A connection keeps the generic plan of a prepared statement made in its first executions, often on a new and
+    /// empty database; the rotation statement must probe the token and family indexes even under that plan, or
+    /// every batch scans the whole table once it has grown.
+    @Test(.enabled(if: Backend.postgresURL != nil))
+    func theRotationStatementProbesTheIndexWhateverItsPlanWasMadeOn() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await database.open() as! PostgresAuthStore
+            let plan = try await store.leasing { connection in
+                try await connection.query(
+                    PostgresQuery(unsafeSQL: "SET plan_cache_mode = force_generic_plan"), logger: testLogger)
+                // Prepared on the empty tables, as on a new database.
+                for try await _ in try await connection.execute(
+                    RotateRefreshTokens(rotations: [Fixture.rotation("r1", to: "r2")]), logger: testLogger)
+                {}
+                let arrays = "'{}'::bytea[], '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}'"
+                var lines: [String] = []
+                let explained = try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE \(RotateRefreshTokens.name)(\(arrays), 'x')"), logger: testLogger)
+                for try await line in explained.decode(String.self) { lines.append(line) }
+                return lines.joined(separator: "\n")
+            }
+            #expect(plan.contains("Index Scan using refresh_tokens_pkey"), "\(plan)")
+            #expect(!plan.contains("Seq Scan on refresh_tokens"), "\(plan)")
+            #expect(!plan.contains("Seq Scan on refresh_families"), "\(plan)")
+            try await store.shutdown()
+        }
+    }
+
     @Test(.enabled(if: Backend.postgresURL != nil))
     func shutDownStoreRefusesWork() async throws {
         try await withTestDatabase(.postgres) { database in
