@@ -109,13 +109,14 @@ struct Serve: AsyncParsableCommand {
         // rotated refresh tokens older than the reuse-detection window are purged hourly.
         let housekeeping = Task {
             var minutes = 0
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(60))
+            while true {
+                // Cancelled: the server is stopping, and nothing below should start (it would only fail).
+                do { try await Task.sleep(for: .seconds(60)) } catch { break }
                 try? await runtime.keyRing.load()
                 try? await Runtime.loadProjectSettings(runtime.engine.projects, store: runtime.store, logger: logger)
                 if minutes % 60 == 0 {
-                    do { try await runtime.engine.purgeOldSessions() } catch is CancellationError {
-                        break  // shutting down
+                    do { try await runtime.engine.purgeOldSessions() } catch where Task.isCancelled {
+                        break  // stopping while it ran
                     } catch {
                         logger.warning("purging old refresh tokens failed", metadata: ["error": "\(error)"])
                     }
