@@ -48,7 +48,9 @@ public final class PostgresAuthStore: AuthStore {
         self.connectionWait = connectionWait
         leaseWatch = LeaseWatch(wait: connectionWait)
         description = parsed.redacted
-        runTask = Task { await client.run() }
+        // Started at once, on this thread, up to its first suspension: the client counts as running before the
+        // first lease, which it would otherwise log as a lease before `run()`.
+        runTask = Task.immediate { await client.run() }
     }
 
     /// Opens the database at `url` and brings its schema up to date, failing after `timeout` with a

@@ -106,7 +106,8 @@ struct TestDatabase {
         let url = try PostgresConnectionURL(Backend.postgresURL!)
         let client = PostgresClient(configuration: url.configuration, backgroundLogger: testLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            // At once, so that the client counts as running before `body` leases (it logs a warning otherwise).
+            group.addImmediateTask { await client.run() }
             defer { group.cancelAll() }
             try await body(client)
         }
