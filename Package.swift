@@ -197,6 +197,7 @@ let package = Package(
                 "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
                 "HearthAdminHummingbird", "HearthPages", "HearthTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -76,8 +76,7 @@ final class FakeAPNs: Sendable {
             router: router, server: try .http2Upgrade(tlsConfiguration: tls),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) })
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.run() }
+        try await runStoppingGracefully(app) {
             var iterator = ports.makeAsyncIterator()
             let port = try #require(await iterator.next())
             let client = try client()
@@ -88,7 +87,6 @@ final class FakeAPNs: Sendable {
                 try? await client.shutdown()
                 throw error
             }
-            group.cancelAll()
         }
     }
 }

@@ -9,9 +9,9 @@ import HearthServer
 import HearthStore
 import HearthTokens
 import Hummingbird
-import Logging
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -179,11 +179,22 @@ func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (S
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in continuation.yield(channel.localAddress!.port!) }, logger: testLogger)
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { try await app.run() }
+    try await runStoppingGracefully(app) {
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         try await body("http://127.0.0.1:\(port)")
-        group.cancelAll()
+    }
+}
+
+/// Runs `app` while `body` runs, then shuts it down gracefully. Cancelling it instead makes Hummingbird log every
+/// open connection as an error ("Waiting on child channel: CancellationError()"), which buried the failures.
+func runStoppingGracefully(_ app: some Service, _ body: () async throws -> Void) async throws {
+    let services = ServiceGroup(
+        configuration: .init(services: [app], gracefulShutdownSignals: [], logger: testLogger))
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await services.run() }
+        try await body()
+        await services.triggerGracefulShutdown()
+        try await group.waitForAll()
     }
 }
