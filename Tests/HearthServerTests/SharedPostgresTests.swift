@@ -279,6 +279,41 @@ struct SharedPostgresTests {
         }
     }
 
+    /// Refresh rotations are group-committed here too: none may be answered before its batch has committed. Each
+    /// client's last answered refresh token must still work on the other server after the first is SIGKILLed.
+    @Test func answeredRefreshesSurviveSIGKILL() async throws {
+        try await withTwoServers { _, a, portA, _, portB in
+            let clients = 16
+            var tokens: [String] = []
+            for _ in 0..<clients {
+                let signUp = try await post(portA, "/v1/accounts:signUp", ["returnSecureToken": true])
+                tokens.append(try #require(signUp.body["refreshToken"]?.stringValue))
+            }
+            let latest = LatestTokens(tokens)
+            let burst = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for client in 0..<clients {
+                        group.addTask {
+                            while !Task.isCancelled {
+                                guard let answer = try? await refresh(portA, latest[client]), answer.status == 200,
+                                    let next = answer.body["refresh_token"]?.stringValue
+                                else { return }
+                                latest.answered(next, client: client)
+                            }
+                        }
+                    }
+                }
+            }
+            try await waitUntil("300 answered refreshes") { latest.answers >= 300 }
+            a.signal(SIGKILL)
+            await burst.value
+            try await a.waitForExit()
+            var lost = 0
+            for client in 0..<clients where try await refresh(portB, latest[client]).status != 200 { lost += 1 }
+            #expect(lost == 0, "\(lost) of \(clients) clients' last answered refresh tokens were lost")
+        }
+    }
+
     @Test func aPostgreSQLRestartOrCrashAnswers503AndBothServersRecover() async throws {
         try await withTwoServers { database, _, portA, _, portB in
             let seen = Outcomes()
