@@ -9,6 +9,11 @@ import Testing
 /// What only the PostgreSQL store has: URL parsing and migrations shared by several servers.
 @Suite("PostgreSQL store")
 struct PostgresStoreTests {
+    /// For tests that wait on the database server: long enough to mean a hang. Under the full suite, creating a
+    /// test's database alone took ~40 s (measured 2026-11-23; 0.5 s for the whole test run alone), and with two
+    /// minutes one such test timed out on a fresh clone.
+    static let hangLimit = TimeLimitTrait.Duration.minutes(5)
+
     @Test func parsesURLs() throws {
         let full = try PostgresConnectionURL("postgres://hearth:p%40ss%3Aword@db.example.com:6432/auth?sslmode=require")
         #expect(full.configuration.host == "db.example.com")
@@ -162,7 +167,7 @@ struct PostgresStoreTests {
 
     /// Another server's store (a second store here, with its own listening connection) hears every user change:
     /// its change stamp moves after each commit, and how long after is what docs/ARCHITECTURE.md states.
-    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(Self.hangLimit))
     func userChangesOnOneStoreMoveAnothersChangeStamp() async throws {
         try await withTestDatabase(.postgres) { database in
             let a = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
@@ -221,7 +226,7 @@ struct PostgresStoreTests {
 
     /// While the listening connection is gone the stamp is nil (nothing is cached); once listening again it comes
     /// back as a stamp never given out before, so entries cached before the gap are never used.
-    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(Self.hangLimit))
     func aLostListenerStopsCachingUntilItListensAgain() async throws {
         try await withTestDatabase(.postgres) { database in
             let store = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
