@@ -149,14 +149,6 @@ public final class AuthEngine: Sendable {
         return (user, token)
     }
 
-    /// Deleting the account or changing its e-mail or password needs a sign-in within the project's window.
-    func requireRecentSignIn(_ token: VerifiedIDToken, origin: RequestOrigin) throws(AuthError) {
-        let age = clock.now().timeIntervalSince(token.authTime)
-        if age > Double(origin.project.tokens.recentSignInSeconds) {
-            throw AuthError(.credentialTooOldLoginAgain)
-        }
-    }
-
     /// Maps store conflicts to Firebase codes.
     func mapStoreError(_ error: Error) -> Error {
         switch error as? StoreError {

@@ -124,7 +124,11 @@ extension AuthEngine {
                 // Without a token, a verification is for nobody (Firebase: INVALID_ID_TOKEN); a change still asks
                 // for one (MISSING_ID_TOKEN).
                 if kind == .verifyEmail && r.idToken.nonEmpty == nil { throw AuthError(.invalidIDToken) }
-                let (found, _) = try await authenticatedUser(idToken: r.idToken, origin: origin)
+                let (found, token) = try await authenticatedUser(idToken: r.idToken, origin: origin)
+                // The link moves the account to another address: a change of e-mail, asked with this token now.
+                if kind == .verifyAndChangeEmail {
+                    try authorizeSignInMethodChange(of: found, token: token, origin: origin)
+                }
                 guard let own = found.email else { throw AuthError(.missingEmail) }
                 email = own
                 user = found

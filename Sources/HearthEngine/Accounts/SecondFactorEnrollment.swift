@@ -142,7 +142,7 @@ extension AuthEngine {
         guard user.mfaEnrollments.contains(where: { $0.id == enrollmentID }) else {
             throw AuthError(.mfaEnrollmentNotFound)
         }
-        try requireRecentSignIn(token, origin: origin)
+        try authorizeSignInMethodChange(of: user, token: token, origin: origin)
         let updated = try await retryingOnConflict {
             guard var current = try await store.user(projectID: origin.project.projectID, uid: user.uid) else {
                 throw AuthError(.userNotFound)
@@ -170,7 +170,7 @@ extension AuthEngine {
         guard user.email != nil, user.emailVerified else {
             throw AuthError(.unverifiedEmail, "Need to verify email first before enrolling second factors.")
         }
-        try requireRecentSignIn(token, origin: origin)
+        try authorizeSignInMethodChange(of: user, token: token, origin: origin)
         return (user, token)
     }
 

@@ -72,23 +72,27 @@ extension AuthEngine {
         }
     }
 
-    /// Attaches e-mail/password to the account `idToken` names (the anonymous-upgrade flow).
+    /// Attaches e-mail/password to the account `idToken` names: the anonymous upgrade, or a password for an account
+    /// that signs in another way (which then needs a recent sign-in, and whose address this replaces).
     private func linkPassword(
         idToken: String, email: String, password: String, request: SignUpRequest, origin: RequestOrigin
     ) async throws -> AccountResult {
         let project = origin.project
-        var (user, _) = try await authenticatedUser(idToken: idToken, origin: origin)
-        // The emulator replaces an existing e-mail and password. Hearth does not: that would be an e-mail and
-        // password change without the recent sign-in, notice and session end accounts:update requires.
-        if user.passwordHash != nil && !origin.emulator { throw AuthError(.providerAlreadyLinked) }
+        var (user, token) = try await authenticatedUser(idToken: idToken, origin: origin)
+        try requireNoPasswordProvider(user, origin: origin)
+        try authorizeSignInMethodChange(of: user, token: token, origin: origin)
         let now = clock.now()
-        user.email = email
-        user.emailVerified = false
+        // An account that had an address or a password (an identity provider's, the emulator's replaced one) has
+        // changed credentials: its other sessions end, as with accounts:update.
+        let changesCredentials = (user.email != nil && user.email != email) || user.passwordHash != nil
+        let replaced = replaceEmail(of: &user, with: email, verified: false, origin: origin)
         user.passwordHash = try await hasher.hash(password).encoded
         user.passwordUpdatedAt = now
         if let name = request.displayName.nonEmpty { user.displayName = name }
         user.lastLoginAt = now
+        if changesCredentials { user.validSince = nowSecond() }
         try await save(&user)
+        if changesCredentials { try await finishSignInMethodChange(user, replacedEmail: replaced, origin: origin) }
         logger.info("password linked", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)"])
         let tokens = try await startSession(for: user, provider: ProviderID.password, origin: origin)
         return AccountResult(user: user, tokens: tokens, isNewUser: false)

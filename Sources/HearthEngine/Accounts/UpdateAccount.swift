@@ -56,7 +56,7 @@ extension AuthEngine {
             (newEmail != nil && newEmail != user.email) || newPassword != nil
             || request.deleteAttributes.contains(.password) || request.deleteAttributes.contains(.email)
 
-        if changesCredentials { try requireRecentSignIn(token, origin: origin) }
+        if changesCredentials { try authorizeSignInMethodChange(of: user, token: token, origin: origin) }
         /// A verified address this update replaces: its owner gets a link to undo the change.
         var replaced: String?
         if let newEmail, newEmail != user.email {
@@ -68,13 +68,7 @@ extension AuthEngine {
             if try await store.user(projectID: project.projectID, email: newEmail) != nil {
                 throw AuthError(.emailExists)
             }
-            if let old = user.email {
-                if user.initialEmail == nil { user.initialEmail = old }
-                // Firebase tells a verified old address; its emulator tells any old address.
-                if user.emailVerified || origin.emulator { replaced = old }
-            }
-            user.email = newEmail
-            user.emailVerified = false
+            replaced = replaceEmail(of: &user, with: newEmail, verified: false, origin: origin)
         }
         if let newPassword {
             try project.passwordPolicy.check(newPassword)
@@ -93,8 +87,10 @@ extension AuthEngine {
             user.validSince = nowSecond()
         }
         try await save(&user)
-        if let replaced, let newEmail = user.email {
-            await sendRecoveryNotice(to: replaced, newEmail: newEmail, user: user, origin: origin)
+        if changesCredentials {
+            try await finishSignInMethodChange(user, replacedEmail: replaced, origin: origin)
+        } else if request.endsSessions {
+            try await endSessions(of: user.uid, projectID: user.projectID)
         }
         // The old verified address when this update also replaced it; the new one is not verified yet.
         if newPassword != nil, project.email.notifyPasswordChange,
@@ -103,7 +99,6 @@ extension AuthEngine {
             await sendPasswordChangedNotice(to: address, user: user, origin: origin)
         }
         if changesCredentials || request.endsSessions {
-            try await endSessions(of: user.uid, projectID: user.projectID)
             logger.info(
                 changesCredentials ? "credentials changed; earlier sessions ended" : "sessions ended at the user's request",
                 metadata: ["uid": "\(user.uid)"])

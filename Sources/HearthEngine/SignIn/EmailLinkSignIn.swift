@@ -20,10 +20,12 @@ public struct EmailLinkSignInRequest: Sendable {
 extension AuthEngine {
     /// Signs in the account with that address, creates one, or (with an ID token) gives the signed-in account the
     /// address; either way the address is verified, since its owner opened the link. The code is used once.
+    /// Linking another address is a change of e-mail (`SignInMethodChanges`): a recent sign-in unless the account is
+    /// anonymous, never over an existing password provider, the replaced verified address told, other sessions ended.
     public func signInWithEmailLink(_ r: EmailLinkSignInRequest, origin: RequestOrigin) async throws -> AccountResult {
         let project = origin.project
         if project.tenant?.enableEmailLinkSignin == false { throw AuthError(.operationNotAllowed) }
-        let linking = r.idToken.nonEmpty != nil ? try await authenticatedUser(idToken: r.idToken, origin: origin).0 : nil
+        let linking = r.idToken.nonEmpty != nil ? try await authenticatedUser(idToken: r.idToken, origin: origin) : nil
         guard let raw = r.email.nonEmpty else { throw AuthError(.missingEmail) }
         let email = try EmailAddress.normalize(raw)
         guard let code = r.oobCode.nonEmpty else { throw AuthError(.missingOobCode) }
@@ -34,12 +36,20 @@ extension AuthEngine {
         guard peeked.email == email else {
             throw AuthError(.invalidEmail, "The email provided does not match the sign-in email address.")
         }
+        let owner = try await store.user(projectID: project.projectID, email: email)
+        // Checked before the code is used, so a refused link still works for a fresh sign-in.
+        if case let (user, token)? = linking {
+            if let owner, user.uid != owner.uid { throw AuthError(.emailExists) }
+            // A link for the address the account already has only proves it again.
+            if user.email != email {
+                try requireNoPasswordProvider(user, origin: origin)
+                try authorizeSignInMethodChange(of: user, token: token, origin: origin)
+            }
+        }
         guard try await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now()) != nil
         else { throw AuthError(.invalidOobCode) }
 
-        let owner = try await store.user(projectID: project.projectID, email: email)
-        if let linking, let owner, linking.uid != owner.uid { throw AuthError(.emailExists) }
-        guard let existing = linking ?? owner else {
+        guard let existing = linking?.0 ?? owner else {
             try await consumeLimit(
                 "signup:ip:\(origin.clientIP ?? "-")", limit: project.rateLimits.signUpsPerIPPerHour,
                 windowSeconds: 3600)
@@ -62,11 +72,13 @@ extension AuthEngine {
             guard var user = try await store.user(projectID: project.projectID, uid: existing.uid) else {
                 throw AuthError(.userNotFound)
             }
-            user.email = email
-            user.emailVerified = true
+            let changesEmail = user.email != nil && user.email != email
+            let replaced = replaceEmail(of: &user, with: email, verified: true, origin: origin)
             user.emailLinkSignIn = true
             user.lastLoginAt = clock.now()
+            if changesEmail { user.validSince = nowSecond() }
             try await save(&user)
+            if changesEmail { try await finishSignInMethodChange(user, replacedEmail: replaced, origin: origin) }
             return user
         }
         // An existing account may have second factors: the link is a first factor like a password.
