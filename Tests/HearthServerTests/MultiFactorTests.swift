@@ -203,6 +203,38 @@ struct MultiFactorTests {
         }
     }
 
+    /// A password change ends a pending sign-in begun with the old password, also within the same second (where
+    /// `validSince`, in whole seconds, cannot tell them apart); a first factor after the change still counts.
+    @Test func aPasswordChangeInTheSameSecondEndsAPendingSignIn() async throws {
+        let h = try await Self.harness()
+        let now = h.clock.authClock.now().timeIntervalSince1970
+        h.clock.advance(1.1 - now.truncatingRemainder(dividingBy: 1))
+        try await h.run { c in
+            let (_, idToken) = try await Self.verifiedUser(c, h)
+            let enrolled = try await Self.enrollPhone(c, h, idToken: idToken)
+            let ownToken = try #require(enrolled.string("idToken"))
+            let lookup = try await c.lookup(ownToken)
+            let enrollmentID = try #require(lookup["users"]?[0]?["mfaInfo"]?[0]?["mfaEnrollmentId"]?.stringValue)
+            func start(_ pending: String) async throws -> Client.Reply {
+                try await c.post(
+                    "/v2/accounts/mfaSignIn:start",
+                    ["mfaPendingCredential": .string(pending), "mfaEnrollmentId": .string(enrollmentID)])
+            }
+
+            let pending = try #require(
+                try await c.signIn("mfa@example.com", "correct horse").string("mfaPendingCredential"))
+            h.clock.advance(0.3)
+            let changed = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(ownToken), "password": "battery staple"])
+            #expect(changed.status == 200, "\(changed.json)")
+            #expect(try await start(pending).errorCode == "INVALID_MFA_PENDING_CREDENTIAL")
+
+            let after = try #require(
+                try await c.signIn("mfa@example.com", "battery staple").string("mfaPendingCredential"))
+            #expect(try await start(after).status == 200)
+        }
+    }
+
     @Test func firebaseErrorsOfEachEndpoint() async throws {
         let h = try await Self.harness()
         try await h.run { c in

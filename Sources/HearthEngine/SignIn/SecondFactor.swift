@@ -176,7 +176,9 @@ extension AuthEngine {
         return AccountResult(user: signedIn, tokens: tokens, isNewUser: false)
     }
 
-    /// A live sign-in challenge and its user, who must still exist and not have ended their sessions since.
+    /// A live sign-in challenge and its user, who must still exist and not have ended their sessions or changed
+    /// their password since. `validSince` has whole seconds, so the password change is compared to the millisecond
+    /// (as refresh families are ended): a first factor passed in the same second before the change is dead too.
     func livePendingSignIn(_ credential: String, origin: RequestOrigin) async throws
         -> (PendingSecondFactor, UserRecord)
     {
@@ -186,7 +188,8 @@ extension AuthEngine {
                 hash: Self.pendingHash(credential), projectID: project.projectID, now: clock.now()),
             pending.purpose == .signIn,
             let user = try await store.user(projectID: project.projectID, uid: pending.uid),
-            pending.createdAt.secondsSince1970 >= user.validSince.secondsSince1970
+            pending.createdAt.secondsSince1970 >= user.validSince.secondsSince1970,
+            pending.createdAt.millisecondsSince1970 >= user.passwordUpdatedAt?.millisecondsSince1970 ?? 0
         else { throw AuthError(.invalidMFAPendingCredential) }
         return (pending, user)
     }
