@@ -520,7 +520,8 @@ struct BrowserSignInTests {
     // MARK: Tenants
 
     /// A tenant's browser sign-in (`tid`) makes a user of that tenant, and only a request naming the tenant can
-    /// finish it. In-process (the emulator brings tenants into being by name), with the test IdP as provider.
+    /// finish it. In-process (the emulator brings tenants into being by name), with the test IdP as provider: the
+    /// project's GitHub is not the tenant's, the OIDC provider configured under the tenant is.
     @Test func aTenantsSignInStaysInTheTenant() async throws {
         let idp = TestIdentityProvider(keys: [.rsa("rsa-1")])
         try await idp.serve { base in
@@ -537,12 +538,27 @@ struct BrowserSignInTests {
             defer { _ = client.shutdown() }
             try await h.run { c in
                 let session = UUID().uuidString
-                let start = try await c.send(
-                    "/__/auth/handler?apiKey=\(Harness.apiKey)&tid=acme-1&providerId=github.com"
-                        + "&sessionId=\(Self.sha256Hex(session))&redirectUrl=hearth-test-project://firebaseauth/link",
-                    method: .get, key: nil)
-                #expect(start.status == 302, "\(start.json)")
-                let toProvider = try #require(start.headers[.location])
+                func start(_ provider: String) async throws -> String {
+                    let start = try await c.send(
+                        "/__/auth/handler?apiKey=\(Harness.apiKey)&tid=acme-1&providerId=\(provider)"
+                            + "&sessionId=\(Self.sha256Hex(session))"
+                            + "&redirectUrl=hearth-test-project://firebaseauth/link",
+                        method: .get, key: nil)
+                    #expect(start.status == 302, "\(start.json)")
+                    return try #require(start.headers[.location])
+                }
+                let parents = try await start("github.com")
+                #expect(parents.hasPrefix("hearth-test-project://") && parents.contains("operation-not-allowed"))
+                let configured = try await c.admin(
+                    "/v2/projects/\(h.projectID)/tenants/acme-1/oauthIdpConfigs?oauthIdpConfigId=oidc.corp",
+                    [
+                        "clientId": "hearth-oidc", "issuer": .string(base + "/oidc"),
+                        "clientSecret": .string(TestIdentityProvider.oauthClientSecret),
+                        "responseType": ["code": true, "idToken": false],
+                    ], token: "owner")
+                #expect(configured.status == 200, "\(configured.json)")
+
+                let toProvider = try await start("oidc.corp")
                 let approved = try await client.execute(HTTPClientRequest(url: toProvider), timeout: .seconds(30))
                 let backLocation = try #require(approved.headers.first(name: "location"))
                 let back = try #require(URLComponents(string: backLocation))
@@ -561,6 +577,7 @@ struct BrowserSignInTests {
                 #expect(try await finish(tenant: nil).errorCode == "INVALID_IDP_RESPONSE")
                 let signedIn = try await finish(tenant: "acme-1")
                 #expect(signedIn.status == 200, "\(signedIn.json)")
+                #expect(signedIn.string("providerId") == "oidc.corp")
                 #expect(try claims(of: signedIn.string("idToken"))["firebase"]?["tenant"] == "acme-1")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthProviders
 import Hummingbird
 import Testing
 
@@ -137,6 +138,51 @@ struct TenantTests {
             let created = try await c.admin(
                 "/v1/projects/\(h.projectID)/tenants/\(closed)/accounts", ["email": "made@example.com"], token: token)
             #expect(created.status == 200)
+        }
+    }
+
+    /// A tenant's identity providers are its own (Identity Platform's rule): the project's OIDC provider neither
+    /// signs anyone in to the tenant nor shows in the tenant's admin view, until the tenant configures one itself.
+    @Test func aTenantHasOnlyItsOwnIdentityProviders() async throws {
+        try await FederatedSignInTests.withProviders { idp, h, c in
+            let account = try await TestServiceAccount.register(in: h)
+            let token = try await account.accessToken(c, now: h.clock.authClock.now())
+            let tenant = try await createTenant(
+                c, token, project: h.projectID, ["displayName": "Acme", "allowPasswordSignup": true])
+            let scope = "/v2/projects/\(h.projectID)/tenants/\(tenant)"
+            for collection in ["defaultSupportedIdpConfigs", "oauthIdpConfigs"] {
+                let listed = try await c.admin("\(scope)/\(collection)", token: token, method: .get)
+                #expect(listed.status == 200 && listed[collection] == [], "\(collection): \(listed.json)")
+            }
+            let inherited = try await c.admin("\(scope)/oauthIdpConfigs/oidc.corp", token: token, method: .get)
+            #expect(inherited.errorCode == "CONFIGURATION_NOT_FOUND")
+
+            let issuer = try #require(h.engine.projects.config(h.projectID)?.federation.oidc["oidc.corp"]?.issuer)
+            func signIn(_ sub: String, tenant: String?) async throws -> Client.Reply {
+                let idToken = try FederatedSignInTests.oidcToken(
+                    idp, h, iss: issuer, aud: FederatedSignInTests.oidcClient, sub: sub,
+                    extra: ["nonce": .string(NonceRule.hash(sub))])
+                return try await FederatedSignInTests.signInWithIdp(
+                    c, provider: "oidc.corp", idToken: idToken, nonce: sub,
+                    extra: tenant.map { ["tenantId": .string($0)] } ?? [:])
+            }
+            #expect(try await signIn("emp-1", tenant: nil).status == 200, "the project's own provider")
+            #expect(try await signIn("emp-2", tenant: tenant).errorCode == "OPERATION_NOT_ALLOWED")
+            #expect(try await h.store.countUsers(projectID: TenantScope.key(project: h.projectID, tenant: tenant)) == 0)
+
+            let configured = try await c.admin(
+                "\(scope)/oauthIdpConfigs?oauthIdpConfigId=oidc.corp",
+                ["clientId": .string(FederatedSignInTests.oidcClient), "issuer": .string(issuer)], token: token)
+            #expect(configured.status == 200, "\(configured.json)")
+            let signedIn = try await signIn("emp-3", tenant: tenant)
+            #expect(signedIn.status == 200, "\(signedIn.json)")
+            #expect(try claims(of: signedIn.string("idToken"))["firebase"]?["tenant"]?.stringValue == tenant)
+            let listed = try await c.admin("\(scope)/oauthIdpConfigs", token: token, method: .get)
+            #expect(listed["oauthIdpConfigs"]?.arrayValue?.count == 1)
+            // The project's list is untouched by the tenant's.
+            let projects = try await c.admin(
+                "/v2/projects/\(h.projectID)/defaultSupportedIdpConfigs", token: token, method: .get)
+            #expect(projects["defaultSupportedIdpConfigs"]?.arrayValue?.count == 3)
         }
     }
 

@@ -182,8 +182,13 @@ public final class ProjectRegistry: Sendable {
         var config = base
         config.projectID = projectID
         config.tenant = tenant
-        // A tenant's events go to its project's blocking functions, as with Identity Platform.
-        if let parent = state.withLock({ $0.projects[project] }) { config.blockingFunctions = parent.blockingFunctions }
+        let parent = state.withLock { $0.projects[project] } ?? base
+        // A tenant's events go to its project's blocking functions, and one account per e-mail is the project's
+        // rule, as with Identity Platform.
+        config.blockingFunctions = parent.blockingFunctions
+        // Its identity providers are its own: only those configured under /tenants/{t} (its `idpConfigs`, laid over
+        // this by `applying(settings:)`), none of the project's, so a new tenant accepts no provider until told.
+        config.federation = FederationSettings(allowDuplicateEmails: parent.federation.allowDuplicateEmails)
         config.phone.testPhoneNumbers = tenant.testPhoneNumbers
         // The tenant's own second-factor rules (checked when the tenant was written).
         config.mfa = tenant.mfaConfig.flatMap { try? MFASettings(json: $0) } ?? MFASettings()
