@@ -11,7 +11,8 @@ import Hummingbird
 ///
 /// A GET only looks at the code (`accounts:resetPassword` without a password, as checkActionCode does), so link
 /// scanners cannot spend links; the form's POST uses it, through the same engine use cases as the JSON API. The
-/// POST must carry the token of a SameSite=Strict cookie set by the GET and, when the browser sends one, an Origin
+/// POST must carry a token bound by a server secret to the SameSite=Strict cookie the GET set (so a cookie the
+/// client chose, or another site planted, matches no token it can make) and, when the browser sends one, an Origin
 /// of this server.
 public struct ActionPages: Sendable {
     let engine: AuthEngine
@@ -63,13 +64,15 @@ public struct ActionPages: Sendable {
     struct Page {
         var language: String
         var text: PageStrings
+        /// The browser's anti-forgery cookie, and the token its forms carry (`AuthEngine.formToken`).
+        var cookie: String
         var csrf: String
         var secure: Bool
 
         func render(_ status: HTTPResponse.Status = .ok, title: String, body: String) -> Response {
             PageLayout.response(
                 status, PageLayout.html(language: language, title: title, body: body),
-                setCookie: "\(ActionPages.cookie)=\(csrf); Path=/__/auth/; HttpOnly; SameSite=Strict"
+                setCookie: "\(ActionPages.cookie)=\(cookie); Path=/__/auth/; HttpOnly; SameSite=Strict"
                     + (secure ? "; Secure" : ""))
         }
 
@@ -100,12 +103,14 @@ public struct ActionPages: Sendable {
         }
     }
 
-    func page(_ request: Request, _ link: ActionLink?) -> Page {
+    func page(_ request: Request, _ link: ActionLink?) async -> Page {
         let (language, text) = PageStrings.forLanguage(link?.lang)
-        let csrf = Self.cookieValue(request) ?? engine.random.token(bytes: 24)
+        let cookie = Self.cookieValue(request) ?? engine.newFormCookie()
+        // Without a token (the signing keys out of reach) the form renders, and its POST is refused.
+        let csrf = (try? await engine.formToken(page: Self.path, binding: cookie)) ?? ""
         let project = link.flatMap { try? self.project($0) }
         let secure = project.map { $0.emailActionURL.hasPrefix("https:") } ?? false
-        return Page(language: language, text: text, csrf: csrf, secure: secure)
+        return Page(language: language, text: text, cookie: cookie, csrf: csrf, secure: secure)
     }
 
     /// The project, and the tenant when the link names one, whose code the link carries.
@@ -125,8 +130,8 @@ public struct ActionPages: Sendable {
 
     func show(_ request: Request, _ context: HearthRequestContext) async -> Response {
         guard let wire = try? await WireRequest.decode(request, context: context), let link = try? ActionLink(wire)
-        else { return page(request, nil).invalid() }
-        let p = page(request, link)
+        else { return await page(request, nil).invalid() }
+        let p = await page(request, link)
         guard let kind = link.kind, let code = link.code, let origin = try? origin(link, wire),
             let found = try? await engine.resetPassword(code: code, newPassword: nil, origin: origin),
             found.kind == kind
@@ -178,13 +183,13 @@ public struct ActionPages: Sendable {
 
     func submit(_ request: Request, _ context: HearthRequestContext) async -> Response {
         guard let wire = try? await WireRequest.decode(request, context: context), let link = try? ActionLink(wire)
-        else { return page(request, nil).invalid() }
-        let p = page(request, link)
+        else { return await page(request, nil).invalid() }
+        let p = await page(request, link)
         guard
             Self.sameOrigin(
                 request, project: try? project(link)),
             let sent = try? wire.string("csrf"), let cookie = Self.cookieValue(request),
-            ConstantTime.equals(Array(sent.utf8), Array(cookie.utf8))
+            await engine.checkFormToken(sent, page: Self.path, binding: cookie)
         else {
             return p.render(.forbidden, title: p.text.invalidTitle, body: "<p id=\"message\">\(p.e(p.text.failed))</p>")
         }

@@ -90,6 +90,36 @@ struct ActionPageTests {
         }
     }
 
+    /// The token a form carries is bound to its cookie by a server secret: a cookie and token the client chose
+    /// (or another site planted in the browser) agree by text and are still refused, as is the page's own token
+    /// with another cookie; a browser that arrived with any cookie gets a token for it and can submit.
+    @Test func aCookieAndTokenTheClientChoseAreRefused() async throws {
+        let h = try await Harness()
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            _ = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            let mail = try #require(try await h.store.emailOutbox(projectID: h.projectID).last)
+            let planted = "hearth_action_csrf=chosen-by-the-client"
+            let (page, opened) = try await open(c, mail.oobLink, headers: [.cookie: planted])
+            #expect(page.status == 200)
+            let form = try #require(opened)
+            #expect(form.cookie == planted, "the browser's cookie is kept")
+            #expect(form.fields["csrf"] != "chosen-by-the-client")
+
+            var fields = form.fields
+            fields["newPassword"] = "newpass1"
+            var chosen = fields
+            chosen["csrf"] = "chosen-by-the-client"
+            #expect(try await post(c, chosen, cookie: planted).status == 403)
+            #expect(try await post(c, fields, cookie: "hearth_action_csrf=another-cookie").status == 403)
+            #expect(try await c.signIn("ada@example.com", "secret1").status == 200, "nothing changed yet")
+
+            #expect(try await post(c, fields, cookie: planted).status == 200)
+            #expect(try await c.signIn("ada@example.com", "newpass1").status == 200)
+        }
+    }
+
     @Test func verificationAndRecoveryPagesConfirmWithAPostInTheLinksLanguage() async throws {
         let h = try await Harness()
         try await h.run { (c: Client) async throws in
