@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HearthCore
+import HearthEngine
 import HearthMessaging
 import Hummingbird
 import Synchronization
@@ -124,6 +125,21 @@ struct EmailLimitTests {
         }
     }
 
+    /// The wait of a request that sends nothing is drawn from recorded sends, so it has their distribution: sends
+    /// are skewed (mostly quick, a few slow), and a mean with jitter would answer most requests later than most
+    /// sends, which a few hundred paired requests measure. Drawn with a seeded generator, so nothing here is timed.
+    @Test func theWaitForAnUnknownAddressFollowsTheSendsDistribution() {
+        let pacing = EmailPacing()
+        let sends = Array(repeating: 0.002, count: 90) + Array(repeating: 0.05, count: 10)
+        for seconds in sends.shuffled() { pacing.record(seconds) }
+        var random = SplitMix64(seed: 25)
+        let waits = (0..<2000).map { _ in pacing.delay(using: &random) }
+        #expect(Set(waits).isSubset(of: Set(sends)))
+        #expect(waits.sorted()[1000] == 0.002, "the median wait is the median send")
+        let slow = Double(waits.filter { $0 == 0.05 }.count) / Double(waits.count)
+        #expect(slow > 0.07 && slow < 0.13, "as many slow waits as slow sends (\(slow))")
+    }
+
     @Test func aChangeToATakenAddressIsNotRevealedUnderEnumerationProtection() async throws {
         for protected in [true, false] {
             let h = try await Harness { $0.emailEnumerationProtection = protected }
@@ -144,5 +160,18 @@ struct EmailLimitTests {
                 }
             }
         }
+    }
+}
+
+/// A small seeded generator (SplitMix64), so a draw is the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import HearthCore
 import HearthMessaging
 import HearthStore
-import Synchronization
 
 /// `accounts:sendOobCode`: an e-mail action link for a password reset or an address verification.
 public struct EmailActionRequest: Sendable {
@@ -45,22 +44,6 @@ public struct EmailActionResult: Sendable {
     /// Set when the link was asked for rather than sent.
     public var code: String?
     public var link: String?
-}
-
-/// A running average of how long a link request that sends mail takes, so a request for an unknown address
-/// (which sends nothing) can take as long and not give the address away.
-final class EmailPacing: Sendable {
-    private let average = Mutex<Double>(0.02)
-
-    func record(_ seconds: Double) {
-        average.withLock { $0 = $0 * 0.8 + min(seconds, 10) * 0.2 }
-    }
-
-    /// Waits about as long as a send takes (±10%).
-    func wait() async {
-        let seconds = average.withLock { $0 } * Double.random(in: 0.9...1.1)
-        try? await Task.sleep(for: .seconds(seconds))
-    }
 }
 
 extension AuthEngine {
@@ -186,8 +169,7 @@ extension AuthEngine {
             // nothing), or a broken mail relay would tell which addresses have accounts. The log says it failed.
             return EmailActionResult(email: email)
         }
-        let elapsed = ContinuousClock.now - started
-        emailPacing.record(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        emailPacing.record(EmailPacing.seconds(ContinuousClock.now - started))
         return EmailActionResult(email: email)
     }
 
