@@ -5,19 +5,24 @@ import Synchronization
 ///
 /// Drawing from recorded times keeps the shape of the distribution: sends are skewed (most are quick, a few wait on
 /// the database or the mail relay), and a mean with some jitter would answer later than most sends, which a few
-/// hundred paired requests show. The sleep's own overshoot (the timer and the scheduler) is measured and taken off,
-/// so the unknown path is not later by that either.
+/// hundred paired requests show. The sleep's own overshoot (the timer and the scheduler) is measured and its median
+/// taken off (its mean, pulled up by rare long stalls, would make the quiet path early), so the medians meet.
 public final class EmailPacing: Sendable {
     /// Recent enough to follow the relay and the load; enough to draw from.
     static let kept = 128
+    /// Sleeps whose overshoot is remembered.
+    static let keptOversleeps = 31
     /// Until the first send is recorded.
     static let beforeFirstSend = 0.02
 
     private struct State {
         var sends: [Double] = []
         var next = 0
-        /// Running average of how much longer a sleep lasts than asked.
-        var oversleep = 0.0
+        /// How much longer the last sleeps lasted than asked.
+        var oversleeps: [Double] = []
+        var nextOversleep = 0
+
+        var medianOversleep: Double { oversleeps.isEmpty ? 0 : oversleeps.sorted()[oversleeps.count / 2] }
     }
 
     private let state = Mutex(State())
@@ -42,11 +47,18 @@ public final class EmailPacing: Sendable {
     func wait() async {
         var random = SystemRandomNumberGenerator()
         let target = delay(using: &random)
-        let asked = max(0, target - state.withLock { $0.oversleep })
+        let asked = max(0, target - state.withLock { $0.medianOversleep })
         let start = ContinuousClock.now
         try? await Task.sleep(for: .seconds(asked))
-        let over = Self.seconds(ContinuousClock.now - start) - asked
-        state.withLock { $0.oversleep = $0.oversleep * 0.9 + min(max(over, 0), 0.05) * 0.1 }
+        let over = min(max(Self.seconds(ContinuousClock.now - start) - asked, 0), 0.05)
+        state.withLock { s in
+            if s.oversleeps.count < Self.keptOversleeps {
+                s.oversleeps.append(over)
+            } else {
+                s.oversleeps[s.nextOversleep] = over
+            }
+            s.nextOversleep = (s.nextOversleep + 1) % Self.keptOversleeps
+        }
     }
 
     static func seconds(_ duration: Duration) -> Double {
