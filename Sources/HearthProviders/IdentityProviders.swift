@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 import Synchronization
 
@@ -15,10 +16,13 @@ public final class IdentityProviders: Sendable {
     static let discoveryLifetime: TimeInterval = 3600
 
     /// - Parameter timeout: how long a provider may take to answer before the sign-in fails with INVALID_IDP_RESPONSE.
-    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(10), clock: AuthClock = .system) {
+    public init(
+        client: HTTPClient = OutboundHTTP.client, timeout: Duration = .seconds(10), clock: AuthClock = .system
+    ) {
         let (seconds, attoseconds) = timeout.components
-        self.http = ProviderHTTP(
+        let http = ProviderHTTP(
             client: client, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        self.http = http
         self.clock = clock
     }
 
