@@ -14,6 +14,8 @@ public final class IdentityProviders: Sendable {
     /// OIDC discovery answers: issuer → (document, fetched at).
     private let discovered = Mutex<[String: (JSONValue, Date)]>([:])
     static let discoveryLifetime: TimeInterval = 3600
+    /// Checks Game Center certificates' chains; keeps their intermediates.
+    let gameCenterChain: GameCenterCertificateChain
 
     /// - Parameter timeout: how long a provider may take to answer before the sign-in fails with INVALID_IDP_RESPONSE.
     public init(
@@ -24,6 +26,7 @@ public final class IdentityProviders: Sendable {
             client: client, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
         self.http = http
         self.clock = clock
+        self.gameCenterChain = GameCenterCertificateChain(http: http)
     }
 
     /// The cache for one JWKS URL, created on first use.
