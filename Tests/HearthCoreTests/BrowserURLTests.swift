@@ -99,6 +99,8 @@ import Testing
             "http://app.example.com/x", "https://user@app.example.com/x", "https://app.example.com.evil.example/",
             "https://evil-app.example.com/", "https://app.example.com./", "https://evil.example/app.example.com",
             "https://evil.example/?https://app.example.com", "not a url", "",
+            // A browser would stay on app.example.com, but Foundation, re-serialising it, might not.
+            "https://app.example.com\\@evil.example/", " https://app.example.com/", "https://app.example.com/\tx",
         ] {
             #expect(!project.authorizesRedirect(to: refused), "\(refused)")
         }

@@ -3,8 +3,12 @@
 extension ProjectConfig {
     /// Whether a browser may be sent to `url`: `https`, or `http` to loopback or to the action page's own `http`
     /// origin; no credentials in the URL; the host exactly one of `authorizedDomains` or the action page's host.
+    /// No backslash, space or control character either: browsers and Foundation (which re-serialises the URL
+    /// when the action page appends its parameters) would read such a string differently.
     public func authorizesRedirect(to url: String) -> Bool {
-        guard let target = BrowserURL(url), let host = target.host, !target.hasCredentials else { return false }
+        guard !url.unicodeScalars.contains(where: { $0 == "\\" || $0.value <= 0x20 || $0.value == 0x7f }),
+            let target = BrowserURL(url), let host = target.host, !target.hasCredentials
+        else { return false }
         switch target.scheme {
         case "https": break
         case "http":
