@@ -51,13 +51,15 @@ public struct BlockingFunctionClient: Sendable {
                 if let state = refusal["status"]?.stringValue { shown["status"] = .string(state) }
                 if let details = refusal["details"] { shown["details"] = details }
                 logger.info(
-                    "blocking function refused", metadata: ["function": "\(Self.withoutQuery(url))", "status": "\(status)"])
+                    "blocking function refused",
+                    metadata: ["function": "\(Self.withoutQuery(url))", "status": "\(status)"])
                 throw AuthError(
                     .blockingFunctionErrorResponse,
                     "HTTP Cloud Function returned an error: \(JSONValue.object(["error": .object(shown)]).jsonText)")
             }
             throw failure(
-                "((The blocking function returned HTTP error \(status).))", url, "status \(status): \(text.prefix(300))")
+                "((The blocking function returned HTTP error \(status).))", url, "status \(status): \(text.prefix(300))"
+            )
         }
         guard let answer = try? JSONValue(parsing: text), answer.objectValue != nil else {
             throw failure("((Response body is not valid JSON.))", url, "status \(status), body not a JSON object")

@@ -39,7 +39,9 @@ public struct WebhookEmailSender: EmailSender {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)
+    ) {
         self.configuration = configuration
         self.client = client
         self.timeout = timeout

@@ -28,7 +28,9 @@ public struct WebhookSMSSender: SMSSender {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)
+    ) {
         self.configuration = configuration
         self.client = client
         self.timeout = timeout

@@ -28,7 +28,9 @@ extension HTTPClient {
     /// `execute` for the server's own outbound calls: refused before any connection when `OutboundURLPolicy`
     /// refuses the URL.
     public func executeOutbound(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
-        if let reason = OutboundURLPolicy.refusal(request.url) { throw OutboundURLRefused(url: request.url, reason: reason) }
+        if let reason = OutboundURLPolicy.refusal(request.url) {
+            throw OutboundURLRefused(url: request.url, reason: reason)
+        }
         return try await execute(request, timeout: timeout)
     }
 }

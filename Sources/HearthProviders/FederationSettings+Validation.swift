@@ -47,7 +47,10 @@ extension FederationSettings {
     var calledURLs: [(String, String)] {
         var urls: [(String, String)] = []
         if let apple {
-            urls += [("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl), ("apple.revokeUrl", apple.revokeUrl)]
+            urls += [
+                ("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl),
+                ("apple.revokeUrl", apple.revokeUrl),
+            ]
         }
         if let google {
             urls += [
@@ -58,7 +61,8 @@ extension FederationSettings {
         if let facebook { urls += [("facebook.graphUrl", facebook.graphUrl), ("facebook.keysUrl", facebook.keysUrl)] }
         if let twitter {
             urls += [
-                ("twitter.requestTokenUrl", twitter.requestTokenUrl), ("twitter.accessTokenUrl", twitter.accessTokenUrl),
+                ("twitter.requestTokenUrl", twitter.requestTokenUrl),
+                ("twitter.accessTokenUrl", twitter.accessTokenUrl),
                 ("twitter.verifyCredentialsUrl", twitter.verifyCredentialsUrl),
             ]
         }

@@ -70,7 +70,8 @@ import Testing
         }
         for refused in [
             "http://169.254.169.254/latest/meta-data/", "http://2852039166/", "http://0xA9.0xFE.0xA9.0xFE/",
-            "http://169.254.43518/", "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/", "http://[::ffff:a9fe:a9fe]/",
+            "http://169.254.43518/", "http://[fe80::1]/", "http://[::ffff:169.254.169.254]/",
+            "http://[::ffff:a9fe:a9fe]/",
             "http://metadata.google.internal/computeMetadata/v1/", "http://Metadata.Google.Internal./",
             "http://metadata/", "http://instance-data/latest/", "http://100.100.100.200/", "http://[fd00:ec2::254]/",
             "http://0.0.0.0:8080/", "http://[::]/", "http+unix://%2Fvar%2Frun%2Fdocker.sock/containers",

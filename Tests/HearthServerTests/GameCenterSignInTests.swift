@@ -209,11 +209,14 @@ struct GameCenterSignInTests {
                     #expect(answer.errorCode == "INVALID_IDP_RESPONSE", "\(name)")
                 }
                 // A backslash or credentials make browsers and Foundation read different hosts: refused unread.
-                for url in [base + "\\@evil.example/public/good.cer", "http://user@\(base.dropFirst(7))/public/good.cer"] {
+                for url in [
+                    base + "\\@evil.example/public/good.cer", "http://user@\(base.dropFirst(7))/public/good.cer",
+                ] {
                     #expect(try await c.post(path, try Self.body(keyURL: url)).errorCode == "INVALID_IDP_RESPONSE")
                 }
                 #expect(
-                    try await h.store.user(projectID: h.projectID, providerID: "gc.apple.com", rawID: "T:_team_player_1")
+                    try await h.store.user(
+                        projectID: h.projectID, providerID: "gc.apple.com", rawID: "T:_team_player_1")
                         == nil)
                 let good = try await c.post(path, try Self.body(keyURL: base + "/public/good.cer"))
                 #expect(good.status == 200, "\(good.json)")

@@ -43,7 +43,8 @@ struct OutboundCallTests {
     /// provider from the config file (which `hearth serve` checks at start, the harness does not) is refused at
     /// call time too: the socket, listening, is never connected to.
     @Test func anOIDCSignInNeverConnectsToAUnixSocket() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(UUID().uuidString).sock").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(UUID().uuidString).sock")
+            .path
         let listener = try UnixListener(path: path)
         defer { listener.close() }
         let encoded = path.replacingOccurrences(of: "/", with: "%2F")
@@ -97,7 +98,9 @@ struct OutboundCallTests {
         let h = try await Harness()
         let crashing = Router()
         crashing.post("/crash") { _, _ -> Response in
-            Response(status: .internalServerError, body: .init(byteBuffer: ByteBuffer(string: "stack trace: db password hunter2")))
+            Response(
+                status: .internalServerError,
+                body: .init(byteBuffer: ByteBuffer(string: "stack trace: db password hunter2")))
         }
         crashing.post("/refuse") { _, _ -> Response in
             Response(

@@ -52,7 +52,9 @@ public struct BrowserURL: Sendable, Equatable {
         guard let colon = input.firstIndex(of: ":") else { return nil }
         let scheme = input[..<colon]
         guard let first = scheme.unicodeScalars.first, first.isASCIILetter,
-            scheme.unicodeScalars.allSatisfy({ $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0) })
+            scheme.unicodeScalars.allSatisfy({
+                $0.isASCIILetter || $0.isASCIIDigit || "+-.".unicodeScalars.contains($0)
+            })
         else { return nil }
         self.scheme = scheme.lowercased()
         username = ""
@@ -270,7 +272,8 @@ extension BrowserURL.Host {
             let name = name.hasSuffix(".") ? String(name.dropLast()) : name
             return name == "localhost" || name.hasSuffix(".localhost")
         case .ipv4(let address): return address >> 24 == 127
-        case .ipv6(let pieces): return pieces == [0, 0, 0, 0, 0, 0, 0, 1] || (Self.mappedIPv4(pieces).map { $0 >> 24 == 127 } ?? false)
+        case .ipv6(let pieces):
+            return pieces == [0, 0, 0, 0, 0, 0, 0, 1] || (Self.mappedIPv4(pieces).map { $0 >> 24 == 127 } ?? false)
         case .opaque: return false
         }
     }
