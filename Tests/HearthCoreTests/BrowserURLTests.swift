@@ -82,6 +82,19 @@ import Testing
         }
     }
 
+    /// The providers' real endpoints, the defaults, must all pass: the rule may not refuse a working set-up.
+    @Test func everyDefaultProviderURLMayBeCalled() {
+        let apple = AppleSettings(clientIds: ["a"])
+        let google = GoogleSettings(clientIds: ["g"])
+        let facebook = FacebookSettings(appId: "f")
+        let twitter = TwitterSettings(consumerKey: "k", consumerSecret: "s")
+        let urls =
+            [apple.keysUrl, apple.tokenUrl, apple.revokeUrl, google.keysUrl, google.tokenInfoUrl, google.userInfoUrl]
+            + [facebook.graphUrl, facebook.keysUrl, twitter.requestTokenUrl, twitter.accessTokenUrl]
+            + [twitter.verifyCredentialsUrl] + GameCenterSettings(bundleIds: ["b"]).publicKeyUrlPrefixes
+        for url in urls { #expect(OutboundURLPolicy.refusal(url) == nil, "\(url)") }
+    }
+
     @Test func redirectsGoOnlyToHTTPSOnAuthorizedHostsOrHTTPOnLoopback() {
         var project = ProjectConfig(projectID: "p", authorizedDomains: ["localhost", "app.example.com", "127.0.0.1"])
         project.emailActionURL = "https://auth.example.com/__/auth/action"
