@@ -70,11 +70,20 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The one HTTP client for the server's outbound calls: the URL policy checked, no redirect followed.
+        .target(
+            name: "HearthOutbound",
+            dependencies: [
+                "HearthCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         // Outbound messages: SMS providers and e-mail senders (SMTP on SwiftNIO, a webhook) behind small protocols.
         .target(
             name: "HearthMessaging",
             dependencies: [
-                "HearthCore", "HearthStore",
+                "HearthCore", "HearthStore", "HearthOutbound",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -87,7 +96,7 @@ let package = Package(
         .target(
             name: "HearthProviders",
             dependencies: [
-                "HearthCore", "HearthTokens",
+                "HearthCore", "HearthTokens", "HearthOutbound",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

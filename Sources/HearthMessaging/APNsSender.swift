@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 import Synchronization
 
@@ -70,7 +71,7 @@ public final class APNsSender: SilentPushSender {
 
     /// - Parameter client: HTTP/2 is negotiated with ALPN; pass a client that trusts a test server's
     ///   certificate to point `baseURL` at one.
-    public init(configuration: Configuration, client: HTTPClient = .shared) throws {
+    public init(configuration: Configuration, client: HTTPClient = OutboundHTTP.client) throws {
         guard configuration.isConfigured, let topic = configuration.topic, !topic.isEmpty else {
             throw InvalidKey(description: "apns needs topic, teamId, keyId and key or keyFile")
         }
@@ -117,7 +118,7 @@ public final class APNsSender: SilentPushSender {
         ]
         request.body = .bytes(ByteBuffer(bytes: payload.jsonBytes))
         let response: HTTPClientResponse
-        do { response = try await client.execute(request, timeout: .seconds(10)) } catch {
+        do { response = try await client.executeOutbound(request, timeout: .seconds(10)) } catch {
             throw SilentPushFailed(status: 0, reason: "\(error)")
         }
         let body = try? await response.body.collect(upTo: 16 * 1024)

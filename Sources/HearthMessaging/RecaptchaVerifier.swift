@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 
 /// Checks reCAPTCHA tokens with Google's `siteverify` endpoint (or a compatible one at `siteverifyURL`),
@@ -46,7 +47,7 @@ public struct RecaptchaVerifier: Sendable {
     public let configuration: Configuration
     let client: HTTPClient
 
-    public init(configuration: Configuration, client: HTTPClient = .shared) {
+    public init(configuration: Configuration, client: HTTPClient = OutboundHTTP.client) {
         self.configuration = configuration
         self.client = client
     }
@@ -58,7 +59,7 @@ public struct RecaptchaVerifier: Sendable {
         var form = [("secret", configuration.secret ?? ""), ("response", token)]
         if let remoteIP { form.append(("remoteip", remoteIP)) }
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
-        guard let response = try? await client.execute(request, timeout: .seconds(10)),
+        guard let response = try? await client.executeOutbound(request, timeout: .seconds(10)),
             response.status.code == 200,
             let body = try? await response.body.collect(upTo: 64 * 1024),
             let answer = try? JSONValue.parse(Array(body.readableBytesView)),

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import HearthOutbound
 import HearthStore
 import Logging
 import NIOCore
@@ -50,7 +51,7 @@ public struct SMSDeliveryError: Error, CustomStringConvertible {
 extension HTTPClient {
     /// Sends a provider request; anything but a 2xx answer is an `SMSDeliveryError`.
     func deliver(_ request: HTTPClientRequest, to provider: String, timeout: TimeAmount) async throws {
-        let response = try await execute(request, timeout: timeout)
+        let response = try await executeOutbound(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 64 * 1024)
         guard (200..<300).contains(response.status.code) else {
             throw SMSDeliveryError(provider: provider, status: Int(response.status.code), detail: String(buffer: body))

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HearthOutbound
 import HearthStore
 import Logging
 import NIOCore
@@ -61,7 +62,9 @@ public struct TwilioSMSSender: SMSSender {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(configuration: Configuration, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)
+    ) {
         self.configuration = configuration
         self.client = client
         self.timeout = timeout

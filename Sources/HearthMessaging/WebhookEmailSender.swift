@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 
 /// Hands each e-mail to an HTTPS endpoint of the operator's (a mail API's adapter, a queue) as JSON, signed as
@@ -38,7 +39,9 @@ public struct WebhookEmailSender: EmailSender {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(configuration: Configuration, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)
+    ) {
         self.configuration = configuration
         self.client = client
         self.timeout = timeout

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import HearthCore
+import HearthOutbound
 import HearthStore
 import NIOCore
 
@@ -27,7 +28,9 @@ public struct WebhookSMSSender: SMSSender {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(configuration: Configuration, client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        configuration: Configuration, client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)
+    ) {
         self.configuration = configuration
         self.client = client
         self.timeout = timeout

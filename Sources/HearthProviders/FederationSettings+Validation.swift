@@ -37,6 +37,48 @@ extension FederationSettings {
                 found.append("oauth.\(id): \(url) is not an absolute URL")
             }
         }
+        for (setting, url) in calledURLs {
+            if let reason = OutboundURLPolicy.refusal(url) { found.append("\(setting) \(reason)") }
+        }
         return found
+    }
+
+    /// Every URL the server itself calls for these providers, by setting name (`OutboundURLPolicy` applies).
+    var calledURLs: [(String, String)] {
+        var urls: [(String, String)] = []
+        if let apple {
+            urls += [
+                ("apple.keysUrl", apple.keysUrl), ("apple.tokenUrl", apple.tokenUrl),
+                ("apple.revokeUrl", apple.revokeUrl),
+            ]
+        }
+        if let google {
+            urls += [
+                ("google.keysUrl", google.keysUrl), ("google.tokenInfoUrl", google.tokenInfoUrl),
+                ("google.userInfoUrl", google.userInfoUrl),
+            ]
+        }
+        if let facebook { urls += [("facebook.graphUrl", facebook.graphUrl), ("facebook.keysUrl", facebook.keysUrl)] }
+        if let twitter {
+            urls += [
+                ("twitter.requestTokenUrl", twitter.requestTokenUrl),
+                ("twitter.accessTokenUrl", twitter.accessTokenUrl),
+                ("twitter.verifyCredentialsUrl", twitter.verifyCredentialsUrl),
+            ]
+        }
+        if let gameCenter {
+            urls += gameCenter.publicKeyUrlPrefixes.map { ("gameCenter.publicKeyUrlPrefixes", $0) }
+        }
+        for (id, oidc) in oidc.sorted(by: { $0.key < $1.key }) {
+            urls.append(("\(id).issuer", oidc.issuer))
+            urls += [("\(id).keysUrl", oidc.keysUrl), ("\(id).tokenUrl", oidc.tokenUrl)].compactMap { name, url in
+                url.map { (name, $0) }
+            }
+        }
+        for (id, oauth) in oauth.sorted(by: { $0.key < $1.key }) {
+            urls += [("tokenUrl", oauth.tokenUrl), ("userInfoUrl", oauth.userInfoUrl), ("emailsUrl", oauth.emailsUrl)]
+                .compactMap { name, url in url.map { ("oauth.\(id).\(name)", $0) } }
+        }
+        return urls
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 import Synchronization
 
@@ -13,13 +14,19 @@ public final class IdentityProviders: Sendable {
     /// OIDC discovery answers: issuer → (document, fetched at).
     private let discovered = Mutex<[String: (JSONValue, Date)]>([:])
     static let discoveryLifetime: TimeInterval = 3600
+    /// Checks Game Center certificates' chains; keeps their intermediates.
+    let gameCenterChain: GameCenterCertificateChain
 
     /// - Parameter timeout: how long a provider may take to answer before the sign-in fails with INVALID_IDP_RESPONSE.
-    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(10), clock: AuthClock = .system) {
+    public init(
+        client: HTTPClient = OutboundHTTP.client, timeout: Duration = .seconds(10), clock: AuthClock = .system
+    ) {
         let (seconds, attoseconds) = timeout.components
-        self.http = ProviderHTTP(
+        let http = ProviderHTTP(
             client: client, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        self.http = http
         self.clock = clock
+        self.gameCenterChain = GameCenterCertificateChain(http: http)
     }
 
     /// The cache for one JWKS URL, created on first use.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import HearthOutbound
 import NIOCore
 import NIOHTTP1
 
@@ -16,7 +17,7 @@ public struct ProviderHTTP: Sendable {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    public init(client: HTTPClient = .shared, timeout: TimeAmount = .seconds(10)) {
+    public init(client: HTTPClient = OutboundHTTP.client, timeout: TimeAmount = .seconds(10)) {
         self.client = client
         self.timeout = timeout
     }
@@ -45,7 +46,7 @@ public struct ProviderHTTP: Sendable {
     public func getBytes(_ url: String, limit: Int = 64 * 1024) async throws -> [UInt8] {
         let host = URL(string: url)?.host ?? url
         do {
-            let response = try await client.execute(HTTPClientRequest(url: url), timeout: timeout)
+            let response = try await client.executeOutbound(HTTPClientRequest(url: url), timeout: timeout)
             let body = try await response.body.collect(upTo: limit)
             if response.status.code == 200 { return Array(body.readableBytesView) }
         } catch {}
@@ -57,7 +58,7 @@ public struct ProviderHTTP: Sendable {
     func sendRaw(_ request: HTTPClientRequest) async throws -> (status: Int, body: String) {
         let host = URL(string: request.url)?.host ?? request.url
         do {
-            let response = try await client.execute(request, timeout: timeout)
+            let response = try await client.executeOutbound(request, timeout: timeout)
             let body = try await response.body.collect(upTo: 1 << 20)
             return (Int(response.status.code), String(buffer: body))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
@@ -73,7 +74,7 @@ public struct ProviderHTTP: Sendable {
         request.headers.add(name: "Accept", value: "application/json")
         let host = URL(string: request.url)?.host ?? request.url
         do {
-            let response = try await client.execute(request, timeout: timeout)
+            let response = try await client.executeOutbound(request, timeout: timeout)
             let body = try await response.body.collect(upTo: 1 << 20)
             let bytes = Array(body.readableBytesView)
             let json = bytes.isEmpty ? JSONValue.null : try JSONValue.parse(bytes)

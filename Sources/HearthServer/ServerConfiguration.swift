@@ -121,6 +121,16 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         }
     }
 
+    /// The URLs of senders and verifiers the server calls (providers' are in `FederationSettings.problems`).
+    var calledURLs: [(String, String)] {
+        var urls = [("recaptcha.siteverifyUrl", recaptcha.siteverifyURL)]
+        if apns.isConfigured { urls += [("apns.baseUrl", apns.baseURL), ("apns.sandboxBaseUrl", apns.sandboxBaseURL)] }
+        if sms.provider == .webhook, let webhook = sms.webhook { urls.append(("sms.webhook.url", webhook.url)) }
+        if sms.provider == .twilio, let twilio = sms.twilio { urls.append(("sms.twilio.baseUrl", twilio.baseURL)) }
+        if email.provider == .webhook, let webhook = email.webhook { urls.append(("email.webhook.url", webhook.url)) }
+        return urls
+    }
+
     /// Problems an operator must fix before the server can start.
     public func validate() throws {
         guard (1...65535).contains(port) || port == 0 else { throw ConfigurationError("port must be 1–65535") }
@@ -136,6 +146,9 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         if let problem = sms.problem { throw ConfigurationError(problem) }
         if let problem = http.problem { throw ConfigurationError(problem) }
         if let problem = email.problem { throw ConfigurationError(problem) }
+        for (setting, url) in calledURLs {
+            if let reason = OutboundURLPolicy.refusal(url) { throw ConfigurationError("\(setting) \(reason)") }
+        }
         if let publicURL {
             guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
                 throw ConfigurationError("publicURL must be an absolute http(s) URL, got \(publicURL)")

@@ -41,9 +41,10 @@ struct Restore: AsyncParsableCommand {
         commandName: "restore",
         abstract: "Replace the SQLite database with a backup made by `hearth backup` (stop the server first).",
         discussion: """
-            The backup is checked (PRAGMA integrity_check) before anything is replaced, and copied in beside the \
-            live file before a rename, so a failed restore leaves the old database as it was. Sessions, signing \
-            keys and users come back as they were at the backup: refresh tokens issued before it work again.
+            The backup must be a Hearth database whose schema this version knows, and pass PRAGMA integrity_check, \
+            before anything is replaced; it is copied in beside the live file before a rename, so a failed \
+            restore leaves the old database as it was. Sessions, signing keys and users come back as they were at \
+            the backup: refresh tokens issued before it work again.
             """)
     @OptionGroup var options: ConfigurationOptions
     @Argument(help: "A backup file written by `hearth backup`.") var file: String

@@ -13,16 +13,29 @@ import X509
 struct GameCenterTests {
     @Test func aSignedPlayerSignsInThroughTheSDK() async throws {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let name = try DistinguishedName { CommonName("Apple Game Center test key") }
+        // Apple's certificate is issued to Apple Inc. under a root the server trusts: here a root made for the test.
+        let rootKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName { CommonName("Hearth test Game Center root") }
+        let root = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(rootKey.publicKey),
+            notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
+            issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            }, issuerPrivateKey: .init(rootKey))
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
             notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
-            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption, extensions: .init(),
-            issuerPrivateKey: .init(key))
+            issuer: rootName, subject: try DistinguishedName { OrganizationName("Apple Inc.") },
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: .init(), issuerPrivateKey: .init(rootKey))
         let keys = try KeyServer(bodies: ["/public/gc.cer": Data(try certificate.serializeAsPEM().derBytes)])
         defer { keys.stop() }
         let server = try await TestServer(federation: [
-            "gameCenter": ["bundleIds": ["com.example.game"], "publicKeyUrlPrefixes": [keys.base + "/public/"]]
+            "gameCenter": [
+                "bundleIds": ["com.example.game"], "publicKeyUrlPrefixes": [keys.base + "/public/"],
+                "trustedRootCertificates": [try root.serializeAsPEM().pemString],
+            ]
         ])
         let auth = server.makeAuth()
 

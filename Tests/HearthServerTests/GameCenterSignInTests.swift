@@ -3,24 +3,113 @@ import CryptoExtras
 import Foundation
 import HearthCore
 import Hummingbird
+import Synchronization
 import Testing
 import X509
 
 /// `accounts:signInWithGameCenter` against a real local server holding "Apple's" signing certificate: GameKit's
-/// signature is made in the test with the matching RSA key, over what GameKit signs.
+/// signature is made in the test with the matching RSA key, over what GameKit signs. The certificate is issued to
+/// Apple Inc. by an intermediate CA (found through its Authority Information Access, as Apple's are) under a root
+/// made per run, which the project trusts in place of Apple's.
 @Suite("Game Center sign-in")
 struct GameCenterSignInTests {
     static let bundleID = "com.example.game"
     static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
 
-    static func certificateDER() throws -> [UInt8] {
-        let name = try DistinguishedName { CommonName("Apple Game Center test key") }
+    /// A root, an intermediate whose certificate is served at `<base>/ca/intermediate.cer`, and leaves.
+    struct TestCA {
+        let rootKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        let root: Certificate
+        let intermediate: Certificate
+        let base: String
+
+        init(base: String) throws {
+            self.base = base
+            let rootName = try DistinguishedName { CommonName("Hearth test Game Center root") }
+            let intermediateName = try DistinguishedName { CommonName("Hearth test code-signing CA") }
+            let ca = try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true))
+            }
+            root = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
+                notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
+                issuer: rootName, subject: rootName, signatureAlgorithm: .ecdsaWithSHA256, extensions: ca,
+                issuerPrivateKey: .init(rootKey))
+            intermediate = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(intermediateKey.publicKey),
+                notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
+                issuer: rootName, subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256, extensions: ca,
+                issuerPrivateKey: .init(rootKey))
+        }
+
+        var rootPEM: String { get throws { try root.serializeAsPEM().pemString } }
+
+        /// A leaf for `GameCenterSignInTests.key`, issued to `organization` by the intermediate.
+        func leafDER(organization: String = "Apple Inc.") throws -> [UInt8] {
+            let subject = try DistinguishedName {
+                CountryName("US")
+                OrganizationName(organization)
+                CommonName(organization)
+            }
+            let aia = AuthorityInformationAccess([
+                .init(method: .issuingCA, location: .uniformResourceIdentifier(base + "/ca/intermediate.cer"))
+            ])
+            let certificate = try Certificate(
+                version: .v3, serialNumber: .init(), publicKey: .init(GameCenterSignInTests.key.publicKey),
+                notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
+                issuer: intermediate.subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+                extensions: try Certificate.Extensions {
+                    Critical(KeyUsage(digitalSignature: true))
+                    aia
+                }, issuerPrivateKey: .init(intermediateKey))
+            return try certificate.serializeAsPEM().derBytes
+        }
+    }
+
+    /// Files by path, filled in once the server's base URL is known.
+    final class Files: Sendable {
+        private let files = Mutex<[String: [UInt8]]>([:])
+        func set(_ map: [String: [UInt8]]) { files.withLock { $0 = map } }
+        subscript(path: String) -> [UInt8]? { files.withLock { $0[path] } }
+    }
+
+    /// A server of certificates.
+    static func certificateServer(_ files: Files) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("**") { request, _ -> Response in
+            if request.uri.path == "/public/moved.cer" {
+                return Response(status: .found, headers: [.location: "/elsewhere/gc.cer"])
+            }
+            guard let bytes = files[request.uri.path] else { return Response(status: .notFound) }
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        return router
+    }
+
+    /// Self-signed, as the certificate anyone can make and put on a host the prefix allows.
+    static func selfSignedDER() throws -> [UInt8] {
+        let name = try DistinguishedName {
+            OrganizationName("Apple Inc.")
+            CommonName("Apple Inc.")
+        }
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
             notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
             issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption, extensions: .init(),
             issuerPrivateKey: .init(key))
         return try certificate.serializeAsPEM().derBytes
+    }
+
+    static func harness(base: String, ca: TestCA) async throws -> Harness {
+        let rootPEM = try ca.rootPEM
+        return try await Harness {
+            var settings = GameCenterSettings(bundleIds: [Self.bundleID])
+            settings.publicKeyUrlPrefixes = [base + "/public/"]
+            settings.trustedRootCertificates = [rootPEM]
+            $0.federation.gameCenter = settings
+        }
     }
 
     /// The request body GameKit's values make, signed for `bundleID` at `date`.
@@ -43,18 +132,14 @@ struct GameCenterSignInTests {
     }
 
     @Test func aSignedPlayerSignsUpThenSignsInAndCanBeLinked() async throws {
-        let der = try Self.certificateDER()
-        let router = Router()
-        router.get("/public/gc-prod-10.cer") { _, _ in
-            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: der)))
-        }
-        try await serveOnLoopback(router) { base in
+        let files = Files()
+        try await serveOnLoopback(Self.certificateServer(files)) { base in
+            let ca = try TestCA(base: base)
+            let leaf = try ca.leafDER()
+            let intermediate = try ca.intermediate.serializeAsPEM().derBytes
+            files.set(["/public/gc-prod-10.cer": leaf, "/ca/intermediate.cer": intermediate])
             let keyURL = base + "/public/gc-prod-10.cer"
-            let h = try await Harness {
-                var settings = GameCenterSettings(bundleIds: [Self.bundleID])
-                settings.publicKeyUrlPrefixes = [base + "/public/"]
-                $0.federation.gameCenter = settings
-            }
+            let h = try await Self.harness(base: base, ca: ca)
             try await h.run { (c: Client) async throws in
                 let path = "/v1/accounts:signInWithGameCenter"
                 let first = try await c.post(path, try Self.body(keyURL: keyURL))
@@ -96,6 +181,45 @@ struct GameCenterSignInTests {
                     $0["providerId"]?.stringValue
                 }
                 #expect(providers?.contains("gc.apple.com") == true)
+            }
+        }
+    }
+
+    /// The attack: a certificate from an allowed prefix that is not Apple's (self-signed, another
+    /// organization, another root), or one reached by a redirect out of the prefix, signs no one in.
+    @Test func onlyACertificateIssuedToAppleUnderTheTrustedRootFromTheAllowedPrefixIsUsed() async throws {
+        let files = Files()
+        try await serveOnLoopback(Self.certificateServer(files)) { base in
+            let ca = try TestCA(base: base)
+            let stranger = try TestCA(base: base)
+            files.set([
+                "/ca/intermediate.cer": try ca.intermediate.serializeAsPEM().derBytes,
+                "/public/self-signed.cer": try Self.selfSignedDER(),
+                "/public/not-apple.cer": try ca.leafDER(organization: "Evil Games Ltd."),
+                "/public/other-root.cer": try stranger.leafDER(),
+                // Outside the prefix: a good certificate, reachable only through the redirect.
+                "/elsewhere/gc.cer": try ca.leafDER(),
+                "/public/good.cer": try ca.leafDER(),
+            ])
+            let h = try await Self.harness(base: base, ca: ca)
+            try await h.run { (c: Client) async throws in
+                let path = "/v1/accounts:signInWithGameCenter"
+                for name in ["self-signed.cer", "not-apple.cer", "other-root.cer", "moved.cer"] {
+                    let answer = try await c.post(path, try Self.body(keyURL: base + "/public/" + name))
+                    #expect(answer.errorCode == "INVALID_IDP_RESPONSE", "\(name)")
+                }
+                // A backslash or credentials make browsers and Foundation read different hosts: refused unread.
+                for url in [
+                    base + "\\@evil.example/public/good.cer", "http://user@\(base.dropFirst(7))/public/good.cer",
+                ] {
+                    #expect(try await c.post(path, try Self.body(keyURL: url)).errorCode == "INVALID_IDP_RESPONSE")
+                }
+                #expect(
+                    try await h.store.user(
+                        projectID: h.projectID, providerID: "gc.apple.com", rawID: "T:_team_player_1")
+                        == nil)
+                let good = try await c.post(path, try Self.body(keyURL: base + "/public/good.cer"))
+                #expect(good.status == 200, "\(good.json)")
             }
         }
     }

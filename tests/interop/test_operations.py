@@ -46,6 +46,15 @@ def test_a_backup_taken_while_serving_restores_users_and_sessions(hearth, tmp_pa
     refused = subprocess.run([BINARY, "restore", str(garbage), "--data-dir", str(restored_dir)], capture_output=True,
                              text=True, timeout=60)
     assert refused.returncode != 0 and not (restored_dir / "hearth.sqlite").exists()
+    # A sound SQLite file that is not Hearth's is refused too, before anything is replaced.
+    import sqlite3
+    foreign = tmp_path / "foreign.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    refused = subprocess.run([BINARY, "restore", str(foreign), "--data-dir", str(restored_dir)], capture_output=True,
+                             text=True, timeout=60)
+    assert refused.returncode != 0 and "not a Hearth database" in refused.stderr + refused.stdout
+    assert not (restored_dir / "hearth.sqlite").exists()
 
     done = subprocess.run([BINARY, "restore", str(backup), "--data-dir", str(restored_dir)], capture_output=True,
                           text=True, timeout=60)

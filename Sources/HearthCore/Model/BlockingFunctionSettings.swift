@@ -17,7 +17,7 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
     public init() {}
 
     /// Reads the v2 config's `blockingFunctions` object; INVALID_BLOCKING_FUNCTION for an unknown event or a URL
-    /// that is not absolute http(s).
+    /// the server may not call (`OutboundURLPolicy`: absolute http(s), no link-local or metadata address).
     public init(config: JSONValue) throws(AuthError) {
         if let value = config["triggers"], value != .null, value.objectValue == nil {
             throw AuthError(.invalidBlockingFunction, "((triggers must map event types to functions.))")
@@ -27,12 +27,12 @@ public struct BlockingFunctionSettings: Sendable, Equatable {
                 guard Self.events.contains(event) else {
                     throw AuthError(.invalidBlockingFunction, "((Event type is invalid.))")
                 }
-                guard let uri = trigger["functionUri"]?.stringValue, let url = URL(string: uri),
-                    ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty
-                else {
+                guard let uri = trigger["functionUri"]?.stringValue, let url = BrowserURL(uri), url.host != nil else {
                     throw AuthError(
                         .invalidBlockingFunction, "((Expected an absolute URI with valid scheme and host.))")
                 }
+                // The server will POST signed events there: only where `OutboundURLPolicy` lets it call.
+                try OutboundURLPolicy.check(uri, setting: "functionUri", error: .invalidBlockingFunction)
                 self.triggers[event] = uri
             }
         }

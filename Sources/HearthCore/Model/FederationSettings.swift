@@ -62,14 +62,20 @@ public struct FederationSettings: Sendable, Equatable, Codable {
 public struct GameCenterSettings: Sendable, Equatable, Codable {
     /// The games' bundle IDs; the signature covers one of them.
     public var bundleIds: [String]
-    /// Where Apple's signing certificates may come from (`publicKeyUrl` must start with one of these).
+    /// Where Apple's signing certificates may come from: `publicKeyUrl` must have the scheme, host and port of one
+    /// of these and start with its path (Apple: https on static.gc.apple.com).
     public var publicKeyUrlPrefixes: [String] = ["https://static.gc.apple.com/"]
     /// How old a signature may be (its timestamp), in seconds.
     public var maxSignatureAgeSeconds: Int = 600
+    /// PEM roots the certificate must chain to (its intermediates come from its Authority Information Access);
+    /// nil: the root Apple's Game Center certificates are issued under (`GameCenterRoots`).
+    public var trustedRootCertificates: [String]?
 
     public init(bundleIds: [String]) { self.bundleIds = bundleIds }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case bundleIds, publicKeyUrlPrefixes, maxSignatureAgeSeconds }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case bundleIds, publicKeyUrlPrefixes, maxSignatureAgeSeconds, trustedRootCertificates
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
@@ -78,6 +84,7 @@ public struct GameCenterSettings: Sendable, Equatable, Codable {
         bundleIds = try c.decode([String].self, forKey: .bundleIds)
         publicKeyUrlPrefixes = try c.decode(.publicKeyUrlPrefixes, default: d.publicKeyUrlPrefixes)
         maxSignatureAgeSeconds = try c.decode(.maxSignatureAgeSeconds, default: d.maxSignatureAgeSeconds)
+        trustedRootCertificates = try c.decodeIfPresent([String].self, forKey: .trustedRootCertificates)
     }
 }
 

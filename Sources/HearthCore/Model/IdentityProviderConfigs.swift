@@ -83,6 +83,8 @@ public enum IdentityProviderConfigs {
             guard enabled else { f.oidc[id] = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
             guard let issuer = config["issuer"]?.stringValue, !issuer.isEmpty else { throw AuthError(.missingIssuer) }
+            // Discovery and keys are fetched from the issuer: only where `OutboundURLPolicy` lets the server call.
+            try OutboundURLPolicy.check(issuer, setting: "issuer", error: .invalidConfig)
             var oidc = f.oidc[id] ?? OIDCSettings(issuer: issuer, clientIds: [clientID])
             oidc.issuer = issuer
             oidc.clientIds = [clientID]

@@ -251,10 +251,11 @@ extension AuthEngine {
     /// URL and in-app handling for sign-in links, and a link domain the project knows.
     func checkActionCodeSettings(_ r: EmailActionRequest, kind: EmailActionCode.Kind, origin: RequestOrigin) throws {
         if let continueURL = r.continueURL.nonEmpty {
-            guard let url = URL(string: continueURL), url.scheme != nil, let host = url.host, !host.isEmpty else {
+            // Read as the browser that follows it will read it (`BrowserURL`), not as Foundation does.
+            guard BrowserURL(continueURL)?.host != nil else {
                 throw AuthError(.invalidContinueURI, "expected an absolute URI with a scheme and host")
             }
-            if !origin.emulator && !isAuthorized(host: host, project: origin.project) {
+            if !origin.emulator && !origin.project.authorizesRedirect(to: continueURL) {
                 throw AuthError(.unauthorizedDomain, "Domain not allowlisted by project")
             }
         } else if kind == .emailSignIn && !origin.emulator {
@@ -268,7 +269,7 @@ extension AuthEngine {
         }
         if r.iOSBundleID?.isEmpty == true { throw AuthError(.missingIOSBundleID) }
         if r.androidPackageName?.isEmpty == true { throw AuthError(.missingAndroidPackageName) }
-        if let domain = r.linkDomain.nonEmpty, !isAuthorized(host: domain, project: origin.project) {
+        if let domain = r.linkDomain.nonEmpty, !origin.project.authorizesDomain(domain) {
             throw AuthError(
                 .invalidHostingLinkDomain,
                 "The provided hosting link domain is not configured in Firebase Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com)."
@@ -276,19 +277,9 @@ extension AuthEngine {
         }
     }
 
-    /// Whether a continue URL may be offered to the user after an action: absolute http(s) on an authorized domain.
+    /// Whether a continue URL may be offered to the user after an action (`ProjectConfig.authorizesRedirect`).
     public func isAuthorizedContinueURL(_ continueURL: String?, project: ProjectConfig) -> Bool {
-        guard let continueURL, let url = URL(string: continueURL), ["http", "https"].contains(url.scheme ?? ""),
-            let host = url.host
-        else { return false }
-        return isAuthorized(host: host, project: project)
-    }
-
-    /// A host the project authorizes: one of `authorizedDomains`, or the host of its action page.
-    func isAuthorized(host: String, project: ProjectConfig) -> Bool {
-        let host = host.lowercased()
-        if project.authorizedDomains.contains(where: { $0.lowercased() == host }) { return true }
-        return URL(string: project.emailActionURL)?.host?.lowercased() == host
+        continueURL.map(project.authorizesRedirect(to:)) ?? false
     }
 
     static func actionCodeHash(_ code: String) -> [UInt8] { Array(SHA256.hash(data: Data(code.utf8))) }

@@ -148,17 +148,16 @@ extension AuthEngine {
     }
 
     /// Whether the handler may send the user back to `url`: the app's own callback (`hearth-<project>://firebaseauth/
-    /// link`, the scheme HearthAuth registers) exactly, or an http(s) page on a domain the project authorizes.
-    /// Anything else would make the handler an open redirect that hands out codes.
+    /// link`, the scheme HearthAuth registers) exactly, or a page the project authorizes
+    /// (`ProjectConfig.authorizesRedirect`), read as a browser reads it. Anything else would make the handler an
+    /// open redirect that hands out codes.
     public func isAllowedSignInRedirect(_ url: String, project: ProjectConfig) -> Bool {
-        guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), c.user == nil,
-            c.password == nil, c.fragment == nil
-        else { return false }
-        if scheme == Self.appCallbackScheme(project.firebaseProjectID) {
-            return c.host == "firebaseauth" && c.path == "/link" && c.port == nil && c.query == nil
+        guard let target = BrowserURL(url), !url.contains("#") else { return false }
+        if target.scheme == Self.appCallbackScheme(project.firebaseProjectID) {
+            return !target.hasCredentials && target.host == .opaque("firebaseauth") && target.port == nil
+                && target.rest == "/link"
         }
-        guard ["http", "https"].contains(scheme), let host = c.host, !host.isEmpty else { return false }
-        return isAuthorized(host: host, project: project)
+        return project.authorizesRedirect(to: url)
     }
 
     /// HearthAuth's callback scheme (`WebSignInRequest.callbackScheme`): `hearth-` and the lower-cased project id

@@ -36,12 +36,13 @@ public struct GameCenterCredential: Sendable {
 }
 
 extension IdentityProviders {
-    /// Checks the signature with the certificate at `publicKeyURL` (only from the configured Apple prefixes),
-    /// for one of the games' bundle IDs, no older than the configured age; the identity is the team player id.
+    /// Checks the signature with the certificate at `publicKeyURL` (only from the configured Apple prefixes, and
+    /// only a certificate issued to Apple under a trusted root), for one of the games' bundle IDs, no older than
+    /// the configured age; the identity is the team player id.
     public func verifyGameCenter(_ credential: GameCenterCredential, settings: GameCenterSettings) async throws
         -> FederatedIdentity
     {
-        guard settings.publicKeyUrlPrefixes.contains(where: { credential.publicKeyURL.hasPrefix($0) }) else {
+        guard Self.isAllowedKeyURL(credential.publicKeyURL, prefixes: settings.publicKeyUrlPrefixes) else {
             throw AuthError(.invalidIDPResponse, "The Game Center public key URL is not Apple's.")
         }
         let now = clock.now().timeIntervalSince1970
@@ -53,6 +54,7 @@ extension IdentityProviders {
         guard let certificate = try? Certificate(derEncoded: der),
             let key = _RSA.Signing.PublicKey(certificate.publicKey)
         else { throw AuthError(.invalidIDPResponse, "The Game Center public key is not an RSA certificate.") }
+        try await gameCenterChain.check(certificate, rootsPEM: settings.trustedRootCertificates)
         let signature = _RSA.Signing.RSASignature(rawRepresentation: credential.signature)
         let signed = settings.bundleIds.contains { bundleID in
             key.isValidSignature(
@@ -64,5 +66,18 @@ extension IdentityProviders {
             rawUserInfo: ["teamPlayerId": .string(credential.teamPlayerID)],
             tokenNonce: Base64URL.encode(credential.salt + credential.signature),
             tokenExpiresAt: Date(timeIntervalSince1970: signedAt + Double(settings.maxSignatureAgeSeconds)))
+    }
+
+    /// `url` read as a browser reads it (`BrowserURL`: no `\` or `@` tricks), with the scheme, host and port of a
+    /// prefix and a path that starts with the prefix's.
+    static func isAllowedKeyURL(_ url: String, prefixes: [String]) -> Bool {
+        guard let key = BrowserURL(url), key.host != nil, !key.hasCredentials, !key.rest.contains("\\") else {
+            return false
+        }
+        return prefixes.contains { text in
+            guard let prefix = BrowserURL(text) else { return false }
+            return prefix.scheme == key.scheme && prefix.host == key.host && prefix.port == key.port
+                && key.rest.hasPrefix(prefix.rest)
+        }
     }
 }
