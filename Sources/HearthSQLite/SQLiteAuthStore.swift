@@ -17,6 +17,8 @@ public final class SQLiteAuthStore: AuthStore {
     /// The change stamp's own connection: `PRAGMA data_version` counts the commits of every *other* connection
     /// (the pool's writer, other processes), and its values are comparable only on one connection.
     let stampConnection: UserChangeProbe
+    /// Point reads on the caller's thread, when a connection is free at once.
+    let pointReads: PointReadConnections
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -35,6 +37,8 @@ public final class SQLiteAuthStore: AuthStore {
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
         stampConnection = try UserChangeProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
+        // About one per thread that runs requests; a reader that finds them all taken reads asynchronously.
+        pointReads = PointReadConnections(path: path, limit: min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 16))
     }
 
     /// The user generation (`UserChangeProbe`): it changes whenever a commit, by this process or another, has
@@ -52,6 +56,7 @@ public final class SQLiteAuthStore: AuthStore {
                 done.resume(
                     with: Result {
                         self.stampConnection.close()
+                        try self.pointReads.close()
                         try self.pool.close()
                     })
             }
@@ -70,21 +75,23 @@ public final class SQLiteAuthStore: AuthStore {
         }
     }
 
-    /// Single-statement point reads: synchronously on the caller's thread (an SQLite read from the page
-    /// cache takes microseconds, less than the thread hand-offs of an async read) and without a wrapping
-    /// transaction, which one statement does not need for a consistent snapshot.
-    private func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try pool.unsafeReentrantRead(body)
+    /// Single-statement point reads: on the caller's thread when a point-read connection is free at once (an
+    /// SQLite read from the page cache takes microseconds, less than the thread hand-offs of an async read) and
+    /// without a wrapping transaction, which one statement does not need for a consistent snapshot; otherwise
+    /// through GRDB's readers, asynchronously. Never a synchronous wait for a connection (`PointReadConnections`).
+    private func pointRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        if let value = try pointReads.read(body) { return value }
+        return try await pool.read(body)
     }
 
     public func user(projectID: String, uid: String) async throws -> UserRecord? {
-        try readNow { db in
+        try await pointRead { db in
             try Self.fetchUser(db, where: "u.project_id = ? AND u.uid = ?", [projectID, uid])
         }
     }
 
     public func user(projectID: String, email: String) async throws -> UserRecord? {
-        try readNow { db in
+        try await pointRead { db in
             try Self.fetchUser(db, where: "u.project_id = ? AND u.email = ?", [projectID, email])
         }
     }
@@ -295,7 +302,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func phoneVerificationIsLive(sessionHash: [UInt8], now: Date) async throws -> Bool {
-        try readNow { db in
+        try await pointRead { db in
             try Row.fetchOne(
                 db, sql: "SELECT 1 FROM phone_verifications WHERE session_hash = ? AND expires_at > ?",
                 arguments: [Data(sessionHash), now.millisecondsSince1970]) != nil
@@ -333,7 +340,7 @@ public final class SQLiteAuthStore: AuthStore {
     }
 
     public func user(projectID: String, phoneNumber: String) async throws -> UserRecord? {
-        try readNow { db in
+        try await pointRead { db in
             try Self.fetchUser(db, where: "u.project_id = ? AND u.phone_number = ?", [projectID, phoneNumber])
         }
     }
@@ -416,7 +423,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func counter(_ key: String, windowSeconds: Int, now: Date) async throws -> Int {
         let start = StoreSupport.windowStart(nowMs: now.millisecondsSince1970, windowSeconds: windowSeconds)
-        return try readNow { db in
+        return try await pointRead { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT count FROM counters WHERE key = ? AND window_start = ?"),
                 arguments: [key, start]) ?? 0
@@ -457,7 +464,7 @@ public final class SQLiteAuthStore: AuthStore {
 
 extension SQLiteAuthStore {
     public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
-        try readNow { db in
+        try await pointRead { db in
             try Self.fetchUser(
                 db,
                 where: """
@@ -468,7 +475,7 @@ extension SQLiteAuthStore {
     }
 
     public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
-        try readNow { db in
+        try await pointRead { db in
             try Self.fetchUser(
                 db,
                 where: """

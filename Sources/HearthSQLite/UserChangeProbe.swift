@@ -10,7 +10,8 @@ import Synchronization
 /// The SQLite store's change stamp: a value that moves whenever a commit, by any connection of this process or
 /// another, has changed a stored user (updated or deleted a user row, written a provider link).
 ///
-/// Three checks, cheapest first, under a mutex (no queue hop per ID-token check):
+/// Three checks, cheapest first, under a mutex held for these reads only, never a wait for SQLite (no busy timeout
+/// after the first read; no queue hop per ID-token check):
 /// 1. The WAL index's header, read from the `-shm` file mapped read-only. Every commit on the database, by any
 ///    connection, rewrites it (SQLite's wal-index format, walformat.html: two copies of a 48-byte header that
 ///    include a per-commit counter and a checksum), so while it holds the bytes last seen nothing has been
@@ -86,6 +87,9 @@ final class UserChangeProbe: Sendable {
         // A first read attaches this connection to the WAL index, which then lives at least as long as it does
         // (SQLite resets the -shm file only when no connection has it open).
         guard read() != nil else { throw ProbeError(description: "cannot read the user generation of \(path)") }
+        // From now on called on the executor's threads, under the lock: SQLite answers busy at once instead of
+        // sleeping in its busy handler there, and the stamp is nil for that call (its callers then read the store).
+        state.withLock { if let open = $0 { sqlite3_busy_timeout(open.database, 0) } }
         let walIndex = Self.mapWALIndex(path + "-shm")
         state.withLock { $0?.walIndex = walIndex }
     }
