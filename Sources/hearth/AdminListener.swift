@@ -7,7 +7,8 @@ import Metrics
 import Prometheus
 
 /// The operator's listener, apart from the API (loopback by default): `/healthz` (the process answers),
-/// `/readyz` (the store answers and a signing key is loaded; 503 otherwise) and `/metrics` (Prometheus text:
+/// `/readyz` (the store answers within the watchdog's deadline and a signing key is loaded; 503 otherwise) and
+/// `/metrics` (Prometheus text:
 /// requests by route and status with latencies, sign-ins and sign-ups by provider, limit refusals, SMS sends,
 /// signing-key age).
 enum AdminListener {
@@ -19,7 +20,7 @@ enum AdminListener {
     }()
 
     static func application(
-        runtime: Runtime, host: String, port: Int, emulator: Bool, logger: Logger,
+        runtime: Runtime, watchdog: StoreWatchdog, host: String, port: Int, emulator: Bool, logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let registry = Self.registry
@@ -27,9 +28,7 @@ enum AdminListener {
         router.get("/healthz") { _, _ in jsonResponse(["status": "ok"]) }
         router.get("/readyz") { _, _ in
             var problems: [String] = []
-            do { _ = try await runtime.store.countUsers(projectID: "hearth-readiness-probe") } catch {
-                problems.append("store unreachable")
-            }
+            if let problem = await watchdog.check() { problems.append(problem) }
             if !emulator, (try? runtime.keyRing.currentSigner()) == nil { problems.append("no signing key") }
             guard problems.isEmpty else {
                 return jsonResponse(["status": "unavailable", "problems": .array(problems.map(JSONValue.string))], status: .serviceUnavailable)

@@ -150,8 +150,13 @@ struct Serve: AsyncParsableCommand {
         let operatorPort =
             adminPort ?? environment["HEARTH_ADMIN_PORT"].flatMap(Int.init)
             ?? (configuration.port == 0 ? 0 : configuration.port + 1)
+        // A cheap read the server needs anyway: on SQLite it takes one of GRDB's readers, as lookups may.
+        let watchdog = StoreWatchdog(store: runtime.store.description, logger: logger) {
+            _ = try await runtime.store.signingKeys()
+        }
+        let watching = Task { await watchdog.run() }
         let admin = AdminListener.application(
-            runtime: runtime, host: operatorHost, port: operatorPort, emulator: emulatorMode, logger: logger
+            runtime: runtime, watchdog: watchdog, host: operatorHost, port: operatorPort, emulator: emulatorMode, logger: logger
         ) { port in
             logger.info("operator endpoints (/healthz, /readyz, /metrics) on http://\(operatorHost):\(port)")
         }
@@ -168,6 +173,9 @@ struct Serve: AsyncParsableCommand {
         try await app.runService()
         reloadSignal?.cancel()
         housekeeping.cancel()
+        // Ended before the store closes, so a probe cannot report the closing store as a failure.
+        watching.cancel()
+        await watching.value
         await runtime.shutdown()
         logger.info("hearth stopped")
     }
