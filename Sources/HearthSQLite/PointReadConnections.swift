@@ -36,7 +36,8 @@ final class PointReadConnections: Sendable {
         do {
             // A queue of its own that no one else holds: `inDatabase`'s dispatch `sync` runs on this thread at once.
             return try connection.inDatabase(body)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED
+        {
             return nil
         }
     }

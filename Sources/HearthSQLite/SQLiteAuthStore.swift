@@ -38,7 +38,8 @@ public final class SQLiteAuthStore: AuthStore {
         try SQLiteSchema.migrator.migrate(pool)
         stampConnection = try UserChangeProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
         // About one per thread that runs requests; a reader that finds them all taken reads asynchronously.
-        pointReads = PointReadConnections(path: path, limit: min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 16))
+        pointReads = PointReadConnections(
+            path: path, limit: min(max(ProcessInfo.processInfo.activeProcessorCount, 2), 16))
     }
 
     /// The user generation (`UserChangeProbe`): it changes whenever a commit, by this process or another, has

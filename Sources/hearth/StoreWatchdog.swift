@@ -99,7 +99,11 @@ final class StoreWatchdog: Sendable {
     private static func value(of task: Task<String?, Never>, within limit: Duration) async -> String?? {
         final class Once: Sendable {
             let done = Mutex(false)
-            func first() -> Bool { done.withLock { done in defer { done = true }; return !done } }
+            func first() -> Bool {
+                done.withLock { done in
+                    defer { done = true }; return !done
+                }
+            }
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<String??, Never>) in
             let once = Once()

@@ -21,11 +21,7 @@ struct ReadinessWatchdogTests {
         let server = try ServerProcess(arguments: database.options + ["--admin-port", "0"])
         defer { server.signal(SIGKILL) }
         _ = try await server.waitUntilListening()
-        let operatorPort = try #require(
-            try await server.child.waitForOutput { text -> Int? in
-                text.range(of: #"operator endpoints \([^)]*\) on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
-                    .flatMap { Int(text[$0].split(separator: ":").last!) }
-            })
+        let operatorPort = try await server.waitForOperatorPort()
         #expect(try await readyz(operatorPort).status == 200)
 
         let frozen = try PostgresProcesses(clusterDirectory: database.cluster.directory)

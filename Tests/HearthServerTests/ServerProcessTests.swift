@@ -38,6 +38,16 @@ final class ServerProcess: Sendable {
         return port
     }
 
+    /// Waits for the operator listener's line and returns its port (`--admin-port 0`).
+    func waitForOperatorPort(timeout: Duration = .seconds(60)) async throws -> Int {
+        let port = try await child.waitForOutput(timeout: timeout) { text -> Int? in
+            text.range(of: #"operator endpoints \([^)]*\) on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+                .flatMap { Int(text[$0].split(separator: ":").last!) }
+        }
+        guard let port else { throw ProcessError("no operator listener: \(child.output)") }
+        return port
+    }
+
     /// Waits until the process has written `text` (a log line), failing if it exits first.
     func waitForOutput(containing text: String, timeout: Duration = .seconds(60)) async throws {
         try await child.waitForOutput(containing: text, timeout: timeout)
