@@ -190,7 +190,10 @@ let package = Package(
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(
             name: "HearthStoreTests",
-            dependencies: ["HearthSQLite", "HearthPostgres", .product(name: "PostgresNIO", package: "postgres-nio")]
+            dependencies: [
+                "HearthSQLite", "HearthPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "HearthTokensTests",
