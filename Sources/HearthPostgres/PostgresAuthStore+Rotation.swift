@@ -50,26 +50,32 @@ extension PostgresAuthStore {
         }
     }
 
-    /// The same rules as the statement's, on the row it locked for `rotation` (nil: no such token in the project).
+    /// The rule's outcome for `rotation` on the row the statement locked for it (nil: no such token in the project),
+    /// after checking that the statement decided (and so wrote) what the rule decides.
     static func outcome(of rotation: RefreshRotation, presented row: PostgresRandomAccessRow?) throws
         -> RefreshRotationOutcome
     {
-        guard let row else { return .unknown }
-        let family = try family(from: row)
-        if family.revokedAt != nil { return .revoked(family) }
-        if !rotation.rotate { return .kept(family) }
-        if let rotatedAt = try row["rotated_at"].decode(Int64?.self) {
-            let graceMs = Int64(rotation.graceSeconds) * 1000
-            if rotation.now.millisecondsSince1970 - rotatedAt <= graceMs,
-                let sealed = try row["sealed_successor"].decode(Data?.self)
-            {
-                return .alreadyRotated(family, sealedSuccessor: Array(sealed))
-            }
-            var revoked = family
-            revoked.revokedAt = rotation.now
-            revoked.revokeReason = .reuseDetected
-            return .reuseDetected(revoked)
+        let presented = try row.map { row in
+            PresentedRefreshToken(
+                family: try family(from: row), rotatedAtMilliseconds: try row["rotated_at"].decode(Int64?.self),
+                sealedSuccessor: try row["sealed_successor"].decode(Data?.self).map(Array.init))
         }
-        return .rotated(family)
+        let outcome = rotation.outcome(for: presented)
+        let written = try row.map { try $0["decision"].decode(String.self) } ?? RefreshRotationDecision.unknown.rawValue
+        guard written == outcome.decision.rawValue else {
+            throw RotationRuleMismatch(statement: written, rule: outcome.decision)
+        }
+        return outcome
+    }
+}
+
+/// The rotation statement decided otherwise than `RefreshRotation.decision(for:)`: a defect in one of the two,
+/// answered as an internal error rather than with an outcome that does not match what was written.
+struct RotationRuleMismatch: Error, CustomStringConvertible {
+    let statement: String
+    let rule: RefreshRotationDecision
+
+    var description: String {
+        "the refresh rotation statement decided \(statement) where the rule decides \(rule.rawValue)"
     }
 }

@@ -176,48 +176,61 @@ public final class SQLiteAuthStore: AuthStore {
         try await rotations.rotate(r)
     }
 
-    /// One rotation inside the caller's write transaction (`RotationBatcher` runs a batch of them in one).
+    /// One rotation inside the caller's write transaction (`RotationBatcher` runs a batch of them in one): the
+    /// presented token's row under the writer's lock, the rule's decision (`RefreshRotation.outcome(for:)`), and
+    /// the writes it calls for.
     static func rotate(_ db: Database, _ r: RefreshRotation) throws -> RefreshRotationOutcome {
+        let outcome = r.outcome(for: try presentedToken(db, r))
+        let nowMs = r.now.millisecondsSince1970
+        switch outcome {
+        case .rotated(let family):
+            try db.run(
+                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
+                [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+            try db.run(
+                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                [Data(r.successorHash), family.id, nowMs])
+        case .reuseDetected(let family):
+            try db.run(
+                "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
+                [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+        case .unknown, .revoked, .kept, .alreadyRotated:
+            break
+        }
+        return outcome
+    }
+
+    /// The columns of `refresh_families` a family is read from.
+    enum FamilyColumn: String, SQLiteColumn {
+        case id, projectID = "project_id", uid, authTime = "auth_time", signInProvider = "sign_in_provider"
+        case createdAt = "created_at", revokedAt = "revoked_at", revokeReason = "revoke_reason"
+        case extraClaims = "extra_claims", secondFactor = "second_factor", secondFactorID = "second_factor_id"
+        static let positions = positionTable()
+    }
+
+    /// The presented token's own columns of `refresh_tokens`, after its family's.
+    enum PresentedTokenColumn: String, SQLiteColumn {
+        case rotatedAt = "rotated_at", sealedSuccessor = "sealed_successor"
+        static var offset: Int { FamilyColumn.allCases.count }
+        static let positions = positionTable()
+    }
+
+    /// The presented token's row and its family, when the token belongs to the project or one of its tenants.
+    static func presentedToken(_ db: Database, _ r: RefreshRotation) throws -> PresentedRefreshToken? {
         let row = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT f.id, f.project_id, f.uid, f.auth_time, f.sign_in_provider, f.created_at,
-                      f.revoked_at, f.revoke_reason, t.rotated_at, t.sealed_successor, f.extra_claims,
-                      f.second_factor, f.second_factor_id
+                    SELECT \(FamilyColumn.selectList("f")), \(PresentedTokenColumn.selectList("t"))
                     FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
                     WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
                     """),
             arguments: [
                 Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
             ])
-        guard let row else { return .unknown }
-        var family = Self.family(from: row)
-        family.extraClaims = row[10]
-        if let factor = row[11] as String?, let enrollment = row[12] as String? {
-            family.secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
-        }
-        if family.revokedAt != nil { return .revoked(family) }
-        if !r.rotate { return .kept(family) }
-        let nowMs = r.now.millisecondsSince1970
-        if let rotatedAt = row[8] as Int64? {
-            if nowMs - rotatedAt <= Int64(r.graceSeconds) * 1000, let sealed = row[9] as Data? {
-                return .alreadyRotated(family, sealedSuccessor: Array(sealed))
-            }
-            try db.run(
-                "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
-                [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
-            var revoked = family
-            revoked.revokedAt = r.now
-            revoked.revokeReason = .reuseDetected
-            return .reuseDetected(revoked)
-        }
-        try db.run(
-            "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
-            [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
-        try db.run(
-            "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-            [Data(r.successorHash), family.id, nowMs])
-        return .rotated(family)
+        guard let row else { return nil }
+        return PresentedRefreshToken(
+            family: family(from: row), rotatedAtMilliseconds: row[PresentedTokenColumn.rotatedAt],
+            sealedSuccessor: (row[PresentedTokenColumn.sealedSuccessor] as Data?).map(Array.init))
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
@@ -620,12 +633,22 @@ extension SQLiteAuthStore {
 
     static func date(_ ms: Int64?) -> Date? { ms.map(Date.init(millisecondsSince1970:)) }
 
-    /// A family from the first eight columns of a row, in `refresh_families` order.
+    /// A family from a row selected with `FamilyColumn.selectList`.
     static func family(from row: Row) -> RefreshTokenFamily {
-        RefreshTokenFamily(
-            id: row[0], projectID: row[1], uid: row[2], authTime: Date(millisecondsSince1970: row[3]),
-            signInProvider: row[4], createdAt: Date(millisecondsSince1970: row[5]), revokedAt: date(row[6]),
-            revokeReason: (row[7] as String?).flatMap(RefreshRevocationReason.init(rawValue:)))
+        var secondFactor: SecondFactorClaim?
+        if let factor = row[FamilyColumn.secondFactor] as String?,
+            let enrollment = row[FamilyColumn.secondFactorID] as String?
+        {
+            secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
+        }
+        return RefreshTokenFamily(
+            id: row[FamilyColumn.id], projectID: row[FamilyColumn.projectID], uid: row[FamilyColumn.uid],
+            authTime: Date(millisecondsSince1970: row[FamilyColumn.authTime]),
+            signInProvider: row[FamilyColumn.signInProvider],
+            createdAt: Date(millisecondsSince1970: row[FamilyColumn.createdAt]),
+            revokedAt: date(row[FamilyColumn.revokedAt]),
+            revokeReason: (row[FamilyColumn.revokeReason] as String?).flatMap(RefreshRevocationReason.init(rawValue:)),
+            extraClaims: row[FamilyColumn.extraClaims], secondFactor: secondFactor)
     }
 
     static func revokeFamilies(
