@@ -7,13 +7,13 @@ extension PostgresAuthStore {
     // MARK: Administration
 
     public func users(projectID: String, afterUID: String?, limit: Int) async throws -> [UserRecord] {
-        try Self.users(
+        try PostgresUserRow.users(
             from: await query(
                 """
-                SELECT \(unescaped: Self.userColumns)
+                SELECT \(unescaped: PostgresUserRow.columns)
                 FROM (SELECT * FROM users WHERE project_id = \(projectID) AND uid COLLATE "C" > \(afterUID ?? "")
                       ORDER BY uid COLLATE "C" LIMIT \(limit)) u
-                LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
+                \(unescaped: PostgresUserRow.joinLinks)
                 ORDER BY u.uid COLLATE "C", l.provider_id COLLATE "C", l.raw_id COLLATE "C"
                 """))
     }
@@ -147,66 +147,29 @@ extension PostgresAuthStore {
     /// Inserts users and their provider links, a multi-row statement per `rowsPerStatement` rows (PostgreSQL takes
     /// up to 65,535 parameters); uniqueness is the caller's to check.
     static func insertRows(_ db: Transaction, _ users: [UserRecord]) async throws {
-        try await insertMany(db, users, into: """
-            users (project_id, uid, email, email_verified, display_name, photo_url, phone_number, password_hash,
-              password_updated_at, valid_since, disabled, created_at, last_login_at, last_refresh_at, custom_claims,
-              custom_auth, mfa_info, email_link_sign_in, initial_email, screen_name, version)
-            """, columns: 21
-        ) { binds, user in
-            try binds.append(user.projectID)
-            try binds.append(user.uid)
-            try binds.append(user.email)
-            try binds.append(user.emailVerified)
-            try binds.append(user.displayName)
-            try binds.append(user.photoURL)
-            try binds.append(user.phoneNumber)
-            try binds.append(user.passwordHash)
-            try binds.append(user.passwordUpdatedAt?.millisecondsSince1970)
-            try binds.append(user.validSince.millisecondsSince1970)
-            try binds.append(user.disabled)
-            try binds.append(user.createdAt.millisecondsSince1970)
-            try binds.append(user.lastLoginAt?.millisecondsSince1970)
-            try binds.append(user.lastRefreshAt?.millisecondsSince1970)
-            try binds.append(user.customClaims)
-            try binds.append(user.customAuth)
-            try binds.append(MFAEnrollment.storedText(user.mfaEnrollments))
-            try binds.append(user.emailLinkSignIn)
-            try binds.append(user.initialEmail)
-            try binds.append(user.screenName)
-            try binds.append(user.version)
+        let columns = PostgresUserRow.Column.allCases.count
+        try await insertMany(db, users, into: PostgresUserRow.insertTarget, columns: columns) { binds, user in
+            PostgresUserRow.bind(user, into: &binds)
         }
         try await insertLinks(db, users.flatMap { user in user.providers.map { (user, $0) } })
     }
 
     /// Inserts provider links, each with the user it belongs to.
     static func insertLinks(_ db: Transaction, _ links: [(UserRecord, ProviderUserInfo)]) async throws {
-        try await insertMany(db, links, into: """
-            provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name, photo_url,
-              phone_number, private_email)
-            """, columns: 10
-        ) { binds, link in
-            let (user, p) = link
-            try binds.append(user.projectID)
-            try binds.append(p.providerID)
-            try binds.append(p.rawID)
-            try binds.append(user.uid)
-            try binds.append(p.federatedID)
-            try binds.append(p.email)
-            try binds.append(p.displayName)
-            try binds.append(p.photoURL)
-            try binds.append(p.phoneNumber)
-            try binds.append(p.isPrivateEmail)
+        let columns = PostgresUserRow.linkColumnCount
+        try await insertMany(db, links, into: PostgresUserRow.linkInsertTarget, columns: columns) { binds, link in
+            PostgresUserRow.bind(link.1, of: link.0, into: &binds)
         }
     }
 
     static func insertMany<Row>(
         _ db: Transaction, _ rows: [Row], into table: String, columns: Int,
-        _ bind: (inout PostgresBindings, Row) throws -> Void
+        _ bind: (inout PostgresBindings, Row) -> Void
     ) async throws {
         for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
             let slice = rows[start..<min(start + rowsPerStatement, rows.count)]
             var binds = PostgresBindings(capacity: slice.count * columns)
-            for row in slice { try bind(&binds, row) }
+            for row in slice { bind(&binds, row) }
             try await db.run(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO \(table) VALUES \(placeholders(rows: slice.count, columns: columns))",

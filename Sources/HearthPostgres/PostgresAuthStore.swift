@@ -164,7 +164,7 @@ public final class PostgresAuthStore: AuthStore {
         try Self.user(
             from: await query(
                 """
-                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = \(uid)
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.uid = \(uid)
                 \(unescaped: Self.orderLinks)
                 """))
     }
@@ -173,7 +173,7 @@ public final class PostgresAuthStore: AuthStore {
         try Self.user(
             from: await query(
                 """
-                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.email = \(email)
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.email = \(email)
                 \(unescaped: Self.orderLinks)
                 """))
     }
@@ -182,21 +182,7 @@ public final class PostgresAuthStore: AuthStore {
         try await transaction { db in
             try await Self.checkUniqueFields(db, user)
             // A concurrent update of the same row waits for the first to commit, then sees the bumped version.
-            let updated = try await db.run(
-                """
-                UPDATE users SET email = \(user.email), email_verified = \(user.emailVerified),
-                  display_name = \(user.displayName), photo_url = \(user.photoURL), phone_number = \(user.phoneNumber),
-                  password_hash = \(user.passwordHash), password_updated_at = \(user.passwordUpdatedAt?.millisecondsSince1970),
-                  valid_since = \(user.validSince.millisecondsSince1970), disabled = \(user.disabled),
-                  created_at = \(user.createdAt.millisecondsSince1970),
-                  last_login_at = \(user.lastLoginAt?.millisecondsSince1970),
-                  last_refresh_at = \(user.lastRefreshAt?.millisecondsSince1970), custom_claims = \(user.customClaims),
-                  custom_auth = \(user.customAuth), mfa_info = \(MFAEnrollment.storedText(user.mfaEnrollments)),
-                  email_link_sign_in = \(user.emailLinkSignIn), initial_email = \(user.initialEmail),
-                  screen_name = \(user.screenName), version = version + 1
-                WHERE project_id = \(user.projectID) AND uid = \(user.uid) AND version = \(user.version)
-                RETURNING 1
-                """)
+            let updated = try await db.run(PostgresUserRow.update(user))
             if updated.isEmpty {
                 let exists = try await !db.run(
                     "SELECT 1 FROM users WHERE project_id = \(user.projectID) AND uid = \(user.uid)"
@@ -368,7 +354,7 @@ public final class PostgresAuthStore: AuthStore {
         try Self.user(
             from: await query(
                 """
-                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.phone_number = \(phoneNumber)
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.phone_number = \(phoneNumber)
                 \(unescaped: Self.orderLinks)
                 """))
     }
@@ -485,7 +471,7 @@ extension PostgresAuthStore {
         try Self.user(
             from: await query(
                 """
-                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
                   WHERE project_id = \(projectID) AND provider_id = \(providerID) AND raw_id = \(rawID))
                 \(unescaped: Self.orderLinks)
                 """))
@@ -495,7 +481,7 @@ extension PostgresAuthStore {
         try Self.user(
             from: await query(
                 """
-                \(unescaped: Self.selectUser) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid FROM provider_links
                   WHERE project_id = \(projectID) AND email = \(providerEmail) ORDER BY uid COLLATE "C" LIMIT 1)
                 \(unescaped: Self.orderLinks)
                 """))
@@ -661,66 +647,11 @@ extension PostgresAuthStore {
         try await insertLinks(db, user.providers.map { (user, $0) })
     }
 
-    /// A user and their provider links in one statement, so both come from the same snapshot:
-    /// one row per link, or a single row with NULL link columns.
-    static let userColumns = """
-        u.*, l.provider_id, l.raw_id, l.federated_id, l.email AS link_email,
-          l.display_name AS link_display_name, l.photo_url AS link_photo_url, l.phone_number AS link_phone_number,
-          l.private_email AS link_private_email
-        """
-    static let selectUser = """
-        SELECT \(userColumns)
-        FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
-        """
     /// Byte-wise order, as SQLite sorts, whatever the database's collation.
     static let orderLinks = #"ORDER BY l.provider_id COLLATE "C", l.raw_id COLLATE "C""#
 
     static func user(from rows: [PostgresRow]) throws -> UserRecord? {
-        try users(from: rows).first
-    }
-
-    /// Users from rows of `userColumns`, one row per provider link, each user's rows adjacent.
-    static func users(from rows: [PostgresRow]) throws -> [UserRecord] {
-        var users: [UserRecord] = []
-        for row in rows.map({ $0.makeRandomAccess() }) {
-            let uid = try row["uid"].decode(String.self)
-            if users.last?.uid != uid {
-                users.append(
-                    UserRecord(
-                        projectID: try row["project_id"].decode(String.self),
-                        uid: uid,
-                        email: try row["email"].decode(String?.self),
-                        emailVerified: try row["email_verified"].decode(Bool.self),
-                        displayName: try row["display_name"].decode(String?.self),
-                        photoURL: try row["photo_url"].decode(String?.self),
-                        phoneNumber: try row["phone_number"].decode(String?.self),
-                        passwordHash: try row["password_hash"].decode(String?.self),
-                        passwordUpdatedAt: try date(row["password_updated_at"]),
-                        validSince: Date(millisecondsSince1970: try row["valid_since"].decode(Int64.self)),
-                        disabled: try row["disabled"].decode(Bool.self),
-                        createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
-                        lastLoginAt: try date(row["last_login_at"]),
-                        lastRefreshAt: try date(row["last_refresh_at"]),
-                        customClaims: try row["custom_claims"].decode(String?.self),
-                        customAuth: try row["custom_auth"].decode(Bool.self),
-                        mfaEnrollments: MFAEnrollment.parseStored(try row["mfa_info"].decode(String?.self)),
-                        version: try row["version"].decode(Int64.self)))
-                users[users.count - 1].emailLinkSignIn = try row["email_link_sign_in"].decode(Bool.self)
-                users[users.count - 1].initialEmail = try row["initial_email"].decode(String?.self)
-                users[users.count - 1].screenName = try row["screen_name"].decode(String?.self)
-            }
-            guard let providerID = try row["provider_id"].decode(String?.self) else { continue }
-            users[users.count - 1].providers.append(
-                ProviderUserInfo(
-                    providerID: providerID, rawID: try row["raw_id"].decode(String.self),
-                    federatedID: try row["federated_id"].decode(String?.self),
-                    email: try row["link_email"].decode(String?.self),
-                    displayName: try row["link_display_name"].decode(String?.self),
-                    photoURL: try row["link_photo_url"].decode(String?.self),
-                    phoneNumber: try row["link_phone_number"].decode(String?.self),
-                    isPrivateEmail: try row["link_private_email"].decode(Bool.self)))
-        }
-        return users
+        try PostgresUserRow.users(from: rows).first
     }
 
     static func date(_ cell: PostgresCell) throws -> Date? {

@@ -11,12 +11,12 @@ extension SQLiteAuthStore {
             let rows = try Row.fetchAll(
                 db.cachedStatement(
                     sql: """
-                        SELECT \(Self.userColumns)
+                        SELECT \(SQLiteUserRow.columns)
                         FROM (SELECT * FROM users WHERE project_id = ? AND uid > ? ORDER BY uid LIMIT ?) u
-                        LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
+                        \(SQLiteUserRow.joinLinks)
                         ORDER BY u.uid, l.provider_id
                         """), arguments: [projectID, afterUID ?? "", limit])
-            return Self.users(from: rows)
+            return SQLiteUserRow.users(from: rows)
         }
     }
 
@@ -38,7 +38,7 @@ extension SQLiteAuthStore {
                     try db.run("DELETE FROM users WHERE project_id = ? AND uid = ?", key)
                     try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", key)
                 }
-                try Self.insertRow(db, user)
+                try SQLiteUserRow.insert(db, user)
             }
             return failures
         }

@@ -66,7 +66,7 @@ public final class SQLiteAuthStore: AuthStore {
                 throw StoreError.uidExists
             }
             try Self.checkUniqueFields(db, user)
-            try Self.insertRow(db, user)
+            try SQLiteUserRow.insert(db, user)
         }
     }
 
@@ -79,39 +79,26 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func user(projectID: String, uid: String) async throws -> UserRecord? {
         try readNow { db in
-            try Self.fetchUser(db, where: "u.project_id = ? AND u.uid = ?", [projectID, uid])
+            try SQLiteUserRow.fetchOne(db, where: "u.project_id = ? AND u.uid = ?", [projectID, uid])
         }
     }
 
     public func user(projectID: String, email: String) async throws -> UserRecord? {
         try readNow { db in
-            try Self.fetchUser(db, where: "u.project_id = ? AND u.email = ?", [projectID, email])
+            try SQLiteUserRow.fetchOne(db, where: "u.project_id = ? AND u.email = ?", [projectID, email])
         }
     }
 
     public func updateUser(_ user: UserRecord) async throws {
         try await pool.write { db in
             try Self.checkUniqueFields(db, user)
-            var args = Self.userArguments(user)
-            // Key columns move to the end for the WHERE clause.
-            let key = [args.remove(at: 0), args.remove(at: 0)]
-            try db.run(
-                """
-                UPDATE users SET email = ?, email_verified = ?, display_name = ?, photo_url = ?, phone_number = ?,
-                  password_hash = ?, password_updated_at = ?, valid_since = ?, disabled = ?, created_at = ?,
-                  last_login_at = ?, last_refresh_at = ?, custom_claims = ?, custom_auth = ?, mfa_info = ?,
-                  email_link_sign_in = ?, initial_email = ?, screen_name = ?, version = version + 1
-                WHERE project_id = ? AND uid = ? AND version = ?
-                """,
-                StatementArguments(
-                    args + [user.emailLinkSignIn, user.initialEmail, user.screenName] + key + [user.version]))
-            if db.changesCount == 0 {
+            if try !SQLiteUserRow.update(db, user) {
                 let exists = try Self.exists(
                     db, "SELECT 1 FROM users WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
                 throw exists ? StoreError.versionConflict : StoreError.userNotFound
             }
             try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
-            try Self.writeProviders(db, user)
+            try SQLiteUserRow.insertLinks(db, user)
         }
     }
 
@@ -347,7 +334,7 @@ public final class SQLiteAuthStore: AuthStore {
 
     public func user(projectID: String, phoneNumber: String) async throws -> UserRecord? {
         try readNow { db in
-            try Self.fetchUser(db, where: "u.project_id = ? AND u.phone_number = ?", [projectID, phoneNumber])
+            try SQLiteUserRow.fetchOne(db, where: "u.project_id = ? AND u.phone_number = ?", [projectID, phoneNumber])
         }
     }
 
@@ -471,7 +458,7 @@ public final class SQLiteAuthStore: AuthStore {
 extension SQLiteAuthStore {
     public func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord? {
         try readNow { db in
-            try Self.fetchUser(
+            try SQLiteUserRow.fetchOne(
                 db,
                 where: """
                     u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
@@ -482,7 +469,7 @@ extension SQLiteAuthStore {
 
     public func user(projectID: String, providerEmail: String) async throws -> UserRecord? {
         try readNow { db in
-            try Self.fetchUser(
+            try SQLiteUserRow.fetchOne(
                 db,
                 where: """
                     u.project_id = ? AND u.uid = (SELECT uid FROM provider_links
@@ -541,94 +528,6 @@ extension SQLiteAuthStore {
         {
             throw StoreError.federatedIDExists
         }
-    }
-
-    static func userArguments(_ u: UserRecord) -> [DatabaseValueConvertible?] {
-        [
-            u.projectID, u.uid, u.email, u.emailVerified, u.displayName, u.photoURL, u.phoneNumber, u.passwordHash,
-            u.passwordUpdatedAt?.millisecondsSince1970, u.validSince.millisecondsSince1970, u.disabled,
-            u.createdAt.millisecondsSince1970, u.lastLoginAt?.millisecondsSince1970,
-            u.lastRefreshAt?.millisecondsSince1970, u.customClaims, u.customAuth,
-            MFAEnrollment.storedText(u.mfaEnrollments),
-        ]
-    }
-
-    /// Inserts the user's row and provider links; uniqueness is the caller's to check.
-    static func insertRow(_ db: Database, _ user: UserRecord) throws {
-        try db.run(
-            """
-            INSERT INTO users (project_id, uid, email, email_verified, display_name, photo_url, phone_number,
-              password_hash, password_updated_at, valid_since, disabled, created_at, last_login_at,
-              last_refresh_at, custom_claims, custom_auth, mfa_info, email_link_sign_in, initial_email, screen_name,
-              version)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            StatementArguments(
-                userArguments(user) + [user.emailLinkSignIn, user.initialEmail, user.screenName, user.version]))
-        try writeProviders(db, user)
-    }
-
-    static func writeProviders(_ db: Database, _ user: UserRecord) throws {
-        for p in user.providers {
-            try db.run(
-                """
-                INSERT INTO provider_links (project_id, provider_id, raw_id, uid, federated_id, email, display_name,
-                  photo_url, phone_number, private_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    user.projectID, p.providerID, p.rawID, user.uid, p.federatedID, p.email, p.displayName, p.photoURL,
-                    p.phoneNumber, p.isPrivateEmail,
-                ])
-        }
-    }
-
-    /// The columns `users(from:)` reads, by position: GRDB's by-name lookup lower-cases the name on every access.
-    static let userColumns = """
-        u.project_id, u.uid, u.email, u.email_verified, u.display_name, u.photo_url,
-          u.phone_number, u.password_hash, u.password_updated_at, u.valid_since, u.disabled,
-          u.created_at, u.last_login_at, u.last_refresh_at, u.custom_claims, u.custom_auth, u.version,
-          l.provider_id, l.raw_id, l.federated_id, l.email, l.display_name, l.photo_url, l.phone_number,
-          l.private_email, u.mfa_info, u.email_link_sign_in, u.initial_email, u.screen_name
-        """
-
-    /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
-    static func fetchUser(_ db: Database, where condition: String, _ args: StatementArguments) throws -> UserRecord? {
-        let rows = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(userColumns)
-                    FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid
-                    WHERE \(condition) ORDER BY l.provider_id
-                    """), arguments: args)
-        return users(from: rows).first
-    }
-
-    /// Users from rows of `userColumns`, one row per provider link, each user's rows adjacent.
-    static func users(from rows: [Row]) -> [UserRecord] {
-        var users: [UserRecord] = []
-        for row in rows {
-            let uid: String = row[1]
-            if users.last?.uid != uid || users.last?.projectID != row[0] {
-                users.append(
-                    UserRecord(
-                        projectID: row[0], uid: uid, email: row[2], emailVerified: row[3], displayName: row[4],
-                        photoURL: row[5], phoneNumber: row[6], passwordHash: row[7], passwordUpdatedAt: date(row[8]),
-                        validSince: Date(millisecondsSince1970: row[9]), disabled: row[10],
-                        createdAt: Date(millisecondsSince1970: row[11]), lastLoginAt: date(row[12]),
-                        lastRefreshAt: date(row[13]), customClaims: row[14], customAuth: row[15],
-                        mfaEnrollments: MFAEnrollment.parseStored(row[25]), version: row[16]))
-                users[users.count - 1].emailLinkSignIn = row[26]
-                users[users.count - 1].initialEmail = row[27]
-                users[users.count - 1].screenName = row[28]
-            }
-            if let providerID = row[17] as String? {
-                users[users.count - 1].providers.append(
-                    ProviderUserInfo(
-                        providerID: providerID, rawID: row[18], federatedID: row[19], email: row[20],
-                        displayName: row[21], photoURL: row[22], phoneNumber: row[23], isPrivateEmail: row[24]))
-            }
-        }
-        return users
     }
 
     static func date(_ ms: Int64?) -> Date? { ms.map(Date.init(millisecondsSince1970:)) }
