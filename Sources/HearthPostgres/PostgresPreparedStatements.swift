@@ -21,7 +21,7 @@ extension PostgresAuthStore {
     }
 }
 
-/// The refresh rotations of one batch (`PostgresAuthStore+Rotation`) in one statement, one round trip and one
+/// The refresh rotations of one batch (`PostgresAuthStore+Sessions`) in one statement, one round trip and one
 /// transaction. `presented` locks each presented token's row, in hash order so that two batches cannot deadlock, and
 /// concurrent uses of one token from other servers queue there; each later one gets the row as the earlier one
 /// committed it (READ COMMITTED re-reads a locked row), sees `rotated_at` and the sealed successor, and writes

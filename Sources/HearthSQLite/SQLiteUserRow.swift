@@ -151,7 +151,9 @@ enum SQLiteUserRow {
 
     static func insertLinks(_ db: Database, _ user: UserRecord) throws {
         for link in user.providers {
-            try db.run(insertLinkSQL, StatementArguments([user.projectID, user.uid] + LinkColumn.allCases.map { $0.value(of: link) }))
+            try db.run(
+                insertLinkSQL,
+                StatementArguments([user.projectID, user.uid] + LinkColumn.allCases.map { $0.value(of: link) }))
         }
     }
 

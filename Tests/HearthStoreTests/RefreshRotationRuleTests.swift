@@ -83,7 +83,8 @@ struct RefreshRotationRuleTests {
 
     @Test func eachOutcomeNamesTheDecisionItCameFrom() {
         let tokens: [PresentedRefreshToken?] = [
-            nil, Self.presented(revoked: true), Self.presented(), Self.presented(rotatedAt: Self.rotatedAt, sealed: [1]),
+            nil, Self.presented(revoked: true), Self.presented(),
+            Self.presented(rotatedAt: Self.rotatedAt, sealed: [1]),
         ]
         var seen = Set<RefreshRotationDecision>()
         for token in tokens {

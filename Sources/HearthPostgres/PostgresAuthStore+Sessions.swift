@@ -1,6 +1,85 @@
 import Foundation
+import HearthCore
 import HearthStore
 import PostgresNIO
+
+/// `SessionStore` on PostgreSQL: refresh-token families, and the group commit of their rotation below.
+extension PostgresAuthStore {
+    public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
+        try await transaction { db in
+            try await db.run(
+                """
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+                  second_factor, second_factor_id)
+                VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
+                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims),
+                  \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID))
+                """)
+            try await db.run(
+                """
+                INSERT INTO refresh_tokens (hash, family_id, issued_at)
+                VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
+                """)
+        }
+    }
+
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+        async throws
+    {
+        try await transaction { db in
+            try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at)
+        }
+    }
+
+    public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
+        let ms = cutoff.millisecondsSince1970
+        return try await transaction { db in
+            let rotated = try await db.run("DELETE FROM refresh_tokens WHERE rotated_at < \(ms) RETURNING 1").count
+            let orphaned = try await db.run(
+                """
+                DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE revoked_at < \(ms))
+                RETURNING 1
+                """
+            ).count
+            try await db.run("DELETE FROM refresh_families WHERE revoked_at < \(ms)")
+            return rotated + orphaned
+        }
+    }
+
+    static func family(from row: PostgresRandomAccessRow) throws -> RefreshTokenFamily {
+        RefreshTokenFamily(
+            id: try row["id"].decode(String.self),
+            projectID: try row["project_id"].decode(String.self),
+            uid: try row["uid"].decode(String.self),
+            authTime: Date(millisecondsSince1970: try row["auth_time"].decode(Int64.self)),
+            signInProvider: try row["sign_in_provider"].decode(String.self),
+            createdAt: Date(millisecondsSince1970: try row["created_at"].decode(Int64.self)),
+            revokedAt: try date(row["revoked_at"]),
+            revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(
+                RefreshRevocationReason.init(rawValue:)),
+            extraClaims: try row["extra_claims"].decode(String?.self),
+            secondFactor: try secondFactor(row))
+    }
+
+    static func secondFactor(_ row: PostgresRandomAccessRow) throws -> SecondFactorClaim? {
+        guard let factor = try row["second_factor"].decode(String?.self),
+            let enrollment = try row["second_factor_id"].decode(String?.self)
+        else { return nil }
+        return SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
+    }
+
+    static func revokeFamilies(
+        _ db: Transaction, projectID: String, uid: String, reason: RefreshRevocationReason, at: Date
+    )
+        async throws
+    {
+        try await db.run(
+            """
+            UPDATE refresh_families SET revoked_at = \(at.millisecondsSince1970), revoke_reason = \(reason.rawValue)
+            WHERE project_id = \(projectID) AND uid = \(uid) AND revoked_at IS NULL
+            """)
+    }
+}
 
 /// Group commit for refresh-token rotation, as on SQLite: the rotations of concurrent refreshes are applied in one
 /// statement and one transaction (`RotateRefreshTokens`), and each is answered only after it has committed, so an
