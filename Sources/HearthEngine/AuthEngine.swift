@@ -38,7 +38,8 @@ public struct SessionTokens: Sendable, Equatable {
 /// The use cases of Hearth. Typed requests in, typed results or `AuthError` out;
 /// nothing here knows about HTTP.
 public final class AuthEngine: Sendable {
-    public let store: AuthStore
+    /// Internal: callers go through the use cases, which keep the rules, never to the store around them.
+    let store: any AuthStore
     public let projects: ProjectRegistry
     public let idTokens: IDTokenService
     public let hasher: PasswordHasher
