@@ -47,7 +47,7 @@ public final class SQLiteAuthStore: AuthStore {
     public func shutdown() async throws {
         // Closing blocks until every reader is returned; do it on a thread of its own so it cannot
         // hold up the executor that the last reads resume on.
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, Error>) in
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global().async {
                 done.resume(
                     with: Result {
