@@ -98,7 +98,8 @@ extension SQLiteAuthStore {
 
     static func serviceAccountKey(from row: Row) -> ServiceAccountKey {
         ServiceAccountKey(
-            keyID: row[0], projectID: row[1], clientEmail: row[2], publicKey: Array(row[3] as Data),
-            createdAt: Date(millisecondsSince1970: row[4]), revokedAt: date(row[5]))
+            keyID: row["key_id"], projectID: row["project_id"], clientEmail: row["client_email"],
+            publicKey: Array(row["public_key"] as Data), createdAt: Date(millisecondsSince1970: row["created_at"]),
+            revokedAt: date(row["revoked_at"]))
     }
 }

@@ -34,10 +34,10 @@ extension SQLiteAuthStore {
                     ),
                     arguments: [key])
             else { return .unknown }
-            let phone: String = row[0]
-            let expected: Data = row[1]
-            let attempts: Int = row[2]
-            let expiresAt: Int64 = row[3]
+            let phone: String = row["phone_number"]
+            let expected: Data = row["code_hash"]
+            let attempts: Int = row["attempts"]
+            let expiresAt: Int64 = row["expires_at"]
             if now.millisecondsSince1970 >= expiresAt {
                 try db.run("DELETE FROM phone_verifications WHERE session_hash = ?", [key])
                 return .expired
@@ -89,8 +89,8 @@ extension SQLiteAuthStore {
                     arguments: [key, projectID])
             else { return nil }
             try db.run("DELETE FROM phone_proofs WHERE proof_hash = ?", [key])
-            let expiresAt: Int64 = row[1]
-            return now.millisecondsSince1970 < expiresAt ? row[0] as String : nil
+            let expiresAt: Int64 = row["expires_at"]
+            return now.millisecondsSince1970 < expiresAt ? row["phone_number"] as String : nil
         }
     }
 
@@ -114,8 +114,8 @@ extension SQLiteAuthStore {
                         """), arguments: [projectID]
             ).map { r in
                 OutboxMessage(
-                    projectID: r[0], phoneNumber: r[1], code: r[2], sessionInfo: r[3], text: r[4],
-                    sentAt: Date(millisecondsSince1970: r[5]))
+                    projectID: r["project_id"], phoneNumber: r["phone_number"], code: r["code"],
+                    sessionInfo: r["session_info"], text: r["text"], sentAt: Date(millisecondsSince1970: r["sent_at"]))
             }
         }
     }
@@ -170,11 +170,12 @@ extension SQLiteAuthStore {
                         SELECT kind, email, new_email, created_at, expires_at, mfa_enrollment_id FROM email_action_codes
                         WHERE code_hash = ? AND project_id = ? AND expires_at > ?
                         """), arguments: [Data(hash), projectID, now.millisecondsSince1970]),
-            let kind = EmailActionCode.Kind(rawValue: row[0])
+            let kind = EmailActionCode.Kind(rawValue: row["kind"])
         else { return nil }
         return EmailActionCode(
-            codeHash: hash, projectID: projectID, kind: kind, email: row[1], newEmail: row[2], mfaEnrollmentID: row[5],
-            createdAt: Date(millisecondsSince1970: row[3]), expiresAt: Date(millisecondsSince1970: row[4]))
+            codeHash: hash, projectID: projectID, kind: kind, email: row["email"], newEmail: row["new_email"],
+            mfaEnrollmentID: row["mfa_enrollment_id"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+            expiresAt: Date(millisecondsSince1970: row["expires_at"]))
     }
 
     public func appendEmailOutbox(_ m: EmailOutboxMessage) async throws {
@@ -194,10 +195,10 @@ extension SQLiteAuthStore {
                     SELECT email, kind, oob_code, oob_link, sent_at FROM email_outbox WHERE project_id = ? ORDER BY id
                     """, arguments: [projectID]
             ).compactMap { row in
-                EmailActionCode.Kind(rawValue: row[1]).map { kind in
+                EmailActionCode.Kind(rawValue: row["kind"]).map { kind in
                     EmailOutboxMessage(
-                        projectID: projectID, email: row[0], kind: kind, oobCode: row[2], oobLink: row[3],
-                        sentAt: Date(millisecondsSince1970: row[4]))
+                        projectID: projectID, email: row["email"], kind: kind, oobCode: row["oob_code"],
+                        oobLink: row["oob_link"], sentAt: Date(millisecondsSince1970: row["sent_at"]))
                 }
             }
         }
