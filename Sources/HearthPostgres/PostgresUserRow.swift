@@ -4,8 +4,8 @@ import PostgresNIO
 
 /// A user's rows on PostgreSQL, `users` and `provider_links`: every column named once, with how a `UserRecord`
 /// binds it and how it is read back (by name). Inserts (one user or an import's thousands), updates and reads are
-/// built from these cases, so a new column is a case here (the switches make its binding and its reading due) plus
-/// a migration in `PostgresSchema`.
+/// built from these cases, so a new column is a case here (the exhaustive switch asks for its binding; read it in
+/// `user(from:)`) plus a migration in `PostgresSchema`.
 enum PostgresUserRow {
     enum Column: String, CaseIterable {
         case projectID = "project_id", uid, email, emailVerified = "email_verified", displayName = "display_name"

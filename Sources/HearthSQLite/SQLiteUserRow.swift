@@ -4,7 +4,7 @@ import HearthCore
 
 /// A user's rows on SQLite, `users` and `provider_links`: every column named once, with how a `UserRecord` binds it
 /// and how it is read back. Inserts, updates and reads are built from these cases, so a new column is a case here
-/// (the switches make its binding and its reading due) plus a migration in `SQLiteSchema`.
+/// (the exhaustive switch asks for its binding; read it in `user(from:)`) plus a migration in `SQLiteSchema`.
 enum SQLiteUserRow {
     enum Column: String, SQLiteColumn {
         case projectID = "project_id", uid, email, emailVerified = "email_verified", displayName = "display_name"
