@@ -32,9 +32,13 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Already resolved through hummingbird; declared because HearthServer and HearthPages import HTTPTypes.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // Tests only: the local HTTP/2 TLS server that plays APNs (already resolved through hummingbird).
     ],
     targets: [
+        // Every target declares each product and target it imports (nothing reaches a module through another's
+        // dependencies), and the store's targets build with Hummingbird's upcoming features.
         // Domain types, error catalogue, validation, password hashing. No I/O.
         .target(
             name: "HearthCore",
@@ -44,21 +48,23 @@ let package = Package(
             ]
         ),
         // The AuthStore protocol every backend implements.
-        .target(name: "HearthStore", dependencies: ["HearthCore"]),
+        .target(name: "HearthStore", dependencies: ["HearthCore"], swiftSettings: storeSettings),
         .target(
             name: "HearthSQLite",
             dependencies: [
-                "HearthStore", .product(name: "GRDB", package: "GRDB.swift"),
+                "HearthCore", "HearthStore", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: storeSettings
         ),
         .target(
             name: "HearthPostgres",
             dependencies: [
-                "HearthStore",
+                "HearthCore", "HearthStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            swiftSettings: storeSettings
         ),
         // Signing keys, ID tokens, refresh tokens.
         .target(
@@ -112,6 +118,7 @@ let package = Package(
                 "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging", "HearthProviders",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -120,8 +127,9 @@ let package = Package(
         .target(
             name: "HearthServer",
             dependencies: [
-                "HearthEngine", "HearthMessaging", "HearthStore", "HearthProviders",
+                "HearthCore", "HearthEngine", "HearthMessaging", "HearthStore", "HearthProviders", "HearthTokens",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // TLS with HTTP/2 (ALPN) for deployments without a proxy.
@@ -135,8 +143,9 @@ let package = Package(
         .target(
             name: "HearthPages",
             dependencies: [
-                "HearthServer", "HearthEngine",
+                "HearthCore", "HearthServer", "HearthEngine", "HearthStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         // The server-side SDK for backends: verify tokens, mint custom tokens, manage users over HTTP.
@@ -147,6 +156,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
@@ -156,8 +167,11 @@ let package = Package(
         .executableTarget(
             name: "hearth",
             dependencies: [
-                "HearthServer", "HearthPages", "HearthSQLite", "HearthPostgres", "HearthMessaging",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthEngine", "HearthServer", "HearthPages",
+                "HearthSQLite", "HearthPostgres", "HearthMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -191,14 +205,17 @@ let package = Package(
         .testTarget(
             name: "HearthStoreTests",
             dependencies: [
-                "HearthSQLite", "HearthPostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "HearthCore", "HearthStore", "HearthSQLite", "HearthPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            swiftSettings: storeSettings
         ),
         .testTarget(
             name: "HearthTokensTests",
             dependencies: [
-                "HearthTokens", "HearthSQLite",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
@@ -206,9 +223,15 @@ let package = Package(
         .testTarget(
             name: "HearthServerTests",
             dependencies: [
-                "HearthServer", "HearthSQLite", "HearthMessaging", "HearthProviders", "HearthAdmin",
-                "HearthAdminHummingbird", "HearthPages", "HearthTestSupport",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthEngine", "HearthServer", "HearthSQLite",
+                "HearthMessaging", "HearthProviders", "HearthAdmin", "HearthAdminHummingbird", "HearthPages",
+                "HearthTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -231,3 +254,8 @@ let package = Package(
         ),
     ]
 )
+
+/// The store's targets: `any` spelled out for existentials, and members visible only from modules a file imports.
+var storeSettings: [SwiftSetting] {
+    [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+}

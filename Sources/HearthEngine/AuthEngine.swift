@@ -38,12 +38,14 @@ public struct SessionTokens: Sendable, Equatable {
 /// The use cases of Hearth. Typed requests in, typed results or `AuthError` out;
 /// nothing here knows about HTTP.
 public final class AuthEngine: Sendable {
-    public let store: AuthStore
+    /// Internal: callers go through the use cases, which keep the rules, never to the store around them.
+    let store: any AuthStore
     public let projects: ProjectRegistry
     public let idTokens: IDTokenService
     public let hasher: PasswordHasher
-    public let clock: AuthClock
-    public let random: SecureRandom
+    /// Internal like the store: time and randomness reach callers only through what the use cases answer.
+    let clock: AuthClock
+    let random: SecureRandom
     /// Where verification codes go; the development outbox unless a provider is configured.
     public let smsSender: SMSSender
     /// Where action-link e-mail goes: SMTP, a webhook, the development outbox, or nowhere (refused).
@@ -91,6 +93,14 @@ public final class AuthEngine: Sendable {
 
     /// Emulator mode (`hearth serve --emulator`): unsigned tokens, as the Firebase Auth Emulator issues and accepts.
     public var isEmulator: Bool { idTokens.unsigned }
+
+    /// A fresh random token of `bytes` bytes, base64url: the pages' CSRF tokens and nonces.
+    public func randomToken(bytes: Int) -> String { random.token(bytes: bytes) }
+
+    /// Second factors an admin request sets on a user, each with a new id and enrolled now.
+    public func adminEnrollments(_ entries: [[String: JSONValue]]) throws(AuthError) -> [MFAEnrollment] {
+        try MFAEnrollment.adminList(entries, newID: { random.uid() }, now: clock.now())
+    }
 
     /// `validSince` and JWT times have whole-second precision.
     func nowSecond() -> Date { Date(timeIntervalSince1970: Double(clock.now().secondsSince1970)) }

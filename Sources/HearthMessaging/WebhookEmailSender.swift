@@ -5,7 +5,8 @@ import HearthOutbound
 import NIOCore
 
 /// Hands each e-mail to an HTTPS endpoint of the operator's (a mail API's adapter, a queue) as JSON, signed as
-/// the SMS webhook is: `X-Hearth-Timestamp` and `X-Hearth-Signature: sha256=<hex HMAC of "<timestamp>.<body>">`.
+/// the SMS webhook is (`WebhookSigner`): `X-Hearth-Timestamp` and `X-Hearth-Signature: sha256=<hex HMAC of
+/// "<timestamp>.<body>">`.
 /// Body: `{"projectId","to","from","fromName","replyTo","subject","text","html","kind","link"}`.
 public struct WebhookEmailSender: EmailSender {
     public struct Configuration: Sendable, Equatable, Codable {
@@ -58,16 +59,8 @@ public struct WebhookEmailSender: EmailSender {
         if let replyTo = message.replyTo { fields["replyTo"] = .string(replyTo) }
         let body = JSONValue.object(fields)
         let bytes = body.jsonBytes
-        let timestamp = String(Int(message.sentAt.timeIntervalSince1970))
-        var request = HTTPClientRequest(url: configuration.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "X-Hearth-Timestamp", value: timestamp)
-        request.headers.add(
-            name: "X-Hearth-Signature",
-            value: "sha256="
-                + WebhookSMSSender.signature(secret: configuration.secret ?? "", timestamp: timestamp, body: bytes))
-        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let request = WebhookSigner.request(
+            url: configuration.url, body: bytes, secret: configuration.secret, sentAt: message.sentAt)
         do {
             try await client.deliver(request, to: "webhook", timeout: timeout)
         } catch let error as SMSDeliveryError {

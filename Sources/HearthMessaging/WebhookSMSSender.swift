@@ -10,7 +10,7 @@ import NIOCore
 /// provider) as JSON, signed so the endpoint can tell the request came from Hearth.
 ///
 /// Headers: `X-Hearth-Timestamp` (Unix seconds) and `X-Hearth-Signature: sha256=<hex>`, the
-/// HMAC-SHA256 of `<timestamp>.<body>` under the shared secret. Body:
+/// HMAC-SHA256 of `<timestamp>.<body>` under the shared secret (`WebhookSigner`). Body:
 /// `{"projectId","phoneNumber","text","code"}`.
 public struct WebhookSMSSender: SMSSender {
     public struct Configuration: Sendable, Equatable, Codable {
@@ -42,22 +42,8 @@ public struct WebhookSMSSender: SMSSender {
             "text": .string(message.text), "code": .string(message.code),
         ]
         let bytes = body.jsonBytes
-        let timestamp = String(Int(message.sentAt.timeIntervalSince1970))
-        var request = HTTPClientRequest(url: configuration.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(name: "X-Hearth-Timestamp", value: timestamp)
-        request.headers.add(
-            name: "X-Hearth-Signature",
-            value: "sha256=" + Self.signature(secret: configuration.secret ?? "", timestamp: timestamp, body: bytes))
-        request.body = .bytes(ByteBuffer(bytes: bytes))
+        let request = WebhookSigner.request(
+            url: configuration.url, body: bytes, secret: configuration.secret, sentAt: message.sentAt)
         try await client.deliver(request, to: "webhook", timeout: timeout)
-    }
-
-    /// Hex HMAC-SHA256 of `timestamp.body`: what a receiver recomputes to check a request.
-    public static func signature(secret: String, timestamp: String, body: [UInt8]) -> String {
-        let mac = HMAC<SHA256>.authenticationCode(
-            for: Array("\(timestamp).".utf8) + body, using: SymmetricKey(data: Array(secret.utf8)))
-        return mac.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -147,7 +147,7 @@ public struct AuthHandlerPage: Sendable {
                 callbackURL(request), items: [("authType", "verifyApp"), ("recaptchaToken", token), ("eventId", eventID)])
             return Self.redirect(Self.appURL(redirectURL, items: [("deep_link_id", link)]))
         }
-        let nonce = engine.random.token(bytes: 16)
+        let nonce = engine.randomToken(bytes: 16)
         var hidden = [
             ("apiKey", try wire.string("apiKey") ?? ""), ("authType", "verifyApp"), ("redirectUrl", redirectURL),
             ("eventId", eventID),

@@ -1,3 +1,5 @@
+import HearthCore
+
 /// The words of the action pages, in the languages of the e-mail templates (the link's `lang`).
 struct PageStrings {
     var resetTitle: String
@@ -32,11 +34,7 @@ struct PageStrings {
     }
 
     static func language(_ lang: String?) -> String {
-        guard let lang = lang?.lowercased().replacingOccurrences(of: "_", with: "-"), !lang.isEmpty else { return "en" }
-        if table[lang] != nil { return lang }
-        if lang.hasPrefix("zh-hant") || lang == "zh-hk" { return "zh-tw" }
-        let base = String(lang.prefix { $0 != "-" })
-        return table[base] != nil ? base : "en"
+        LocaleFallback.language(for: lang, in: table)
     }
 
     static let table: [String: PageStrings] = [

@@ -21,13 +21,15 @@ extension PostgresAuthStore {
     }
 }
 
-/// The refresh rotations of one batch (`PostgresAuthStore+Rotation`) in one statement, one round trip and one
+/// The refresh rotations of one batch (`PostgresAuthStore+Sessions`) in one statement, one round trip and one
 /// transaction. `presented` locks each presented token's row, in hash order so that two batches cannot deadlock, and
 /// concurrent uses of one token from other servers queue there; each later one gets the row as the earlier one
 /// committed it (READ COMMITTED re-reads a locked row), sees `rotated_at` and the sealed successor, and writes
-/// nothing. The writing sub-statements apply the rotation rules to each input row (`ord`, its place in the batch) on
-/// its token's row; the caller reads each outcome from the row of its `ord`. All sub-statements see one snapshot, so
-/// a batch never holds one token twice: the queue sends the later use in the next batch, which sees this one's writes.
+/// nothing. `presented` also takes the rotation rule's decision for each input row (`ord`, its place in the batch) on
+/// its token's row as locked: `decisionSQL`, the cases of `RefreshRotation.decision(for:)` in the same order, named by
+/// the same words. The writing sub-statements act on that decision alone, and the caller checks each row's decision
+/// against the Swift rule's, so the two cannot drift apart unnoticed. All sub-statements see one snapshot, so a batch
+/// never holds one token twice: the queue sends the later use in the next batch, which sees this one's writes.
 ///
 /// The lookups are lateral subqueries so that each is an index probe whatever the statistics: a connection keeps the
 /// generic plan it made in its first executions, and a join planned while the tables were empty scanned the whole
@@ -35,7 +37,21 @@ extension PostgresAuthStore {
 struct RotateRefreshTokens: PostgresPreparedStatement {
     typealias Row = PostgresRow
     // A new name whenever the SQL changes: a connection keeps what it prepared under a name.
-    static let name = "hearth_rotate_refresh_tokens_2"
+    static let name = "hearth_rotate_refresh_tokens_3"
+
+    /// `RefreshRotation.decision(for:)` on a locked row (`i` the input, `t` the token, `f` its family); a token that
+    /// is not found has no row, which is the rule's `unknown`.
+    static let decisionSQL = """
+        CASE
+            WHEN f.revoked_at IS NOT NULL THEN '\(RefreshRotationDecision.revoked.rawValue)'
+            WHEN NOT i.rotate THEN '\(RefreshRotationDecision.kept.rawValue)'
+            WHEN t.rotated_at IS NULL THEN '\(RefreshRotationDecision.rotated.rawValue)'
+            WHEN i.now - t.rotated_at <= i.grace AND t.sealed_successor IS NOT NULL
+              THEN '\(RefreshRotationDecision.alreadyRotated.rawValue)'
+            ELSE '\(RefreshRotationDecision.reuseDetected.rawValue)'
+          END
+        """
+
     static let sql = """
         WITH input AS (
           SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::bytea[], $7::bool[],
@@ -43,7 +59,7 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
             WITH ORDINALITY AS i(hash, project_id, prefix, prefix_end, now, sealed, rotate, successor, grace, ord)
         ),
         presented AS (
-          SELECT i.ord, t.rotated_at, t.sealed_successor, f.*
+          SELECT i.ord, t.rotated_at, t.sealed_successor, f.*, \(decisionSQL) AS decision
           FROM (SELECT * FROM input ORDER BY hash) i
             CROSS JOIN LATERAL (
               SELECT rotated_at, sealed_successor, family_id FROM refresh_tokens t WHERE t.hash = i.hash FOR UPDATE
@@ -55,8 +71,11 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
         rotated AS (
           UPDATE refresh_tokens t SET rotated_at = i.now, sealed_successor = i.sealed
           FROM input i
-          WHERE t.hash = i.hash AND i.rotate
-            AND EXISTS (SELECT 1 FROM presented p WHERE p.ord = i.ord AND p.revoked_at IS NULL AND p.rotated_at IS NULL)
+          WHERE t.hash = i.hash
+            AND EXISTS (
+              SELECT 1 FROM presented p
+              WHERE p.ord = i.ord AND p.decision = '\(RefreshRotationDecision.rotated.rawValue)'
+            )
           RETURNING t.family_id, i.successor, i.now
         ),
         successor AS (
@@ -67,8 +86,7 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
           UPDATE refresh_families f
           SET revoked_at = i.now, revoke_reason = $10
           FROM input i JOIN presented p ON p.ord = i.ord
-          WHERE f.id = p.id AND i.rotate AND p.revoked_at IS NULL AND p.rotated_at IS NOT NULL
-            AND NOT (i.now - p.rotated_at <= i.grace AND p.sealed_successor IS NOT NULL)
+          WHERE f.id = p.id AND p.decision = '\(RefreshRotationDecision.reuseDetected.rawValue)'
         )
         SELECT * FROM presented
         """

@@ -76,13 +76,8 @@ public struct FederatedIdentity: Sendable, Equatable {
     }
 }
 
-/// Provider ids as Firebase spells them.
-public enum FederatedProvider {
-    public static let apple = "apple.com"
-    public static let google = "google.com"
-    public static let facebook = "facebook.com"
-    public static let twitter = "twitter.com"
-}
+/// Provider ids as Firebase spells them (`ProviderID`, the one list).
+public typealias FederatedProvider = ProviderID
 
 /// The nonce rule (Apple, Facebook Limited Login, OIDC): whenever the token or the request has a nonce, the
 /// token's must be the lower-case hex SHA-256 of the request's raw nonce.

@@ -45,10 +45,11 @@ extension SQLiteAuthStore {
                     FROM oauth_pending WHERE state_hash = ? AND expires_at > ?
                     """, arguments: [Data(stateHash), now.millisecondsSince1970])
         else { return nil }
-        let sealed: Data = row[5]
+        let sealed: Data = row["sealed_verifier"]
         return PendingAuthorization(
-            stateHash: stateHash, projectID: row[0], providerID: row[1], sessionHash: row[2], redirectURL: row[3],
-            callbackURL: row[4], sealedVerifier: Array(sealed), nonce: row[6],
-            createdAt: Date(millisecondsSince1970: row[7]), expiresAt: Date(millisecondsSince1970: row[8]))
+            stateHash: stateHash, projectID: row["project_id"], providerID: row["provider_id"],
+            sessionHash: row["session_hash"], redirectURL: row["redirect_url"], callbackURL: row["callback_url"],
+            sealedVerifier: Array(sealed), nonce: row["nonce"], createdAt: Date(millisecondsSince1970: row["created_at"]),
+            expiresAt: Date(millisecondsSince1970: row["expires_at"]))
     }
 }

@@ -48,11 +48,12 @@ extension SQLiteAuthStore {
                         SELECT uid, purpose, first_factor, totp_secret, created_at, expires_at FROM mfa_pending
                         WHERE credential_hash = ? AND project_id = ? AND expires_at > ?
                         """), arguments: [Data(hash), projectID, now.millisecondsSince1970]),
-            let purpose = PendingSecondFactor.Purpose(rawValue: row[1])
+            let purpose = PendingSecondFactor.Purpose(rawValue: row["purpose"])
         else { return nil }
         return PendingSecondFactor(
-            credentialHash: hash, projectID: projectID, uid: row[0], purpose: purpose, firstFactor: row[2],
-            totpSecret: row[3], createdAt: Date(millisecondsSince1970: row[4]),
-            expiresAt: Date(millisecondsSince1970: row[5]))
+            credentialHash: hash, projectID: projectID, uid: row["uid"], purpose: purpose,
+            firstFactor: row["first_factor"], totpSecret: row["totp_secret"],
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            expiresAt: Date(millisecondsSince1970: row["expires_at"]))
     }
 }

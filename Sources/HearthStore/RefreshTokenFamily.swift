@@ -46,7 +46,7 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
 
 /// A request to use a refresh token.
 ///
-/// The rules, applied in one transaction:
+/// The rules, applied in one transaction (decided in one place: `decision(for:)`, `RefreshRotationRule.swift`):
 /// - unknown hash, or a token of another project → `.unknown` (nothing changes); a token of one of the project's
 ///   tenants belongs to the project (clients refresh without naming the tenant, as with Firebase);
 /// - revoked family → `.revoked`;

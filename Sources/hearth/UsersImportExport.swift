@@ -128,7 +128,7 @@ struct UsersImport: AsyncParsableCommand {
             progress.update(done)
         }
         do {
-            try await source(batchSize) { [allowOverwrite] users, first in
+            _ = try await source(batchSize) { [allowOverwrite] users, first in
                 try await finishWriting()
                 let request = UserImportRequest(users: users, hash: hash, allowOverwrite: allowOverwrite)
                 writing = (Task { try await importer.importBatch(request, projectID: projectID) }, users, first)

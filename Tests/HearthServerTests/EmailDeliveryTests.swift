@@ -201,7 +201,7 @@ struct EmailDeliveryTests {
                 #expect(
                     request.headers[HTTPField.Name("X-Hearth-Signature")!]
                         == "sha256="
-                        + WebhookSMSSender.signature(
+                        + WebhookSigner.signature(
                             secret: "hook-secret", timestamp: timestamp, body: Array(request.body.utf8)))
                 let body = try JSONValue(parsing: request.body)
                 #expect(body["to"]?.stringValue == "ada@example.com")

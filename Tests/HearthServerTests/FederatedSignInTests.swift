@@ -56,7 +56,7 @@ struct FederatedSignInTests {
         iss: String = "https://appleid.apple.com", expiresIn: Double = 600, kid: String = "rsa-1",
         headerAlg: String? = nil
     ) throws -> String {
-        let now = h.engine.clock.now().timeIntervalSince1970
+        let now = h.clock.authClock.now().timeIntervalSince1970
         var claims: [String: JSONValue] = [
             "iss": .string(iss), "aud": .string(aud), "sub": .string(sub), "iat": .number(now.rounded(.down)),
             "exp": .number((now + expiresIn).rounded(.down)),
@@ -75,7 +75,7 @@ struct FederatedSignInTests {
         _ idp: TestIdentityProvider, _ h: Harness, iss: String, aud: String, sub: String, kid: String = "ec-1",
         extra: [String: JSONValue] = [:]
     ) throws -> String {
-        let now = h.engine.clock.now().timeIntervalSince1970.rounded(.down)
+        let now = h.clock.authClock.now().timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
             "iss": .string(iss), "aud": .string(aud), "sub": .string(sub), "iat": .number(now),
             "exp": .number(now + 3600),
@@ -191,7 +191,7 @@ struct FederatedSignInTests {
     @Test func forgedOrMisaddressedTokensAreRefused() async throws {
         try await Self.withProviders { idp, h, c in
             let impostor = TestIdentityProvider.SigningKey.rsa("rsa-1", slot: 1)
-            let now = h.engine.clock.now().timeIntervalSince1970.rounded(.down)
+            let now = h.clock.authClock.now().timeIntervalSince1970.rounded(.down)
             let forged = try impostor.sign([
                 "iss": "https://appleid.apple.com", "aud": .string(Self.appleClient), "sub": "001234.apple",
                 "iat": .number(now), "exp": .number(now + 600), "nonce": .string(NonceRule.hash("n")),
@@ -236,7 +236,7 @@ struct FederatedSignInTests {
 
             // Unknown kids right after a fetch do not reach the provider again.
             let stranger = TestIdentityProvider.SigningKey.rsa("rsa-3", slot: 3)
-            let now = h.engine.clock.now().timeIntervalSince1970.rounded(.down)
+            let now = h.clock.authClock.now().timeIntervalSince1970.rounded(.down)
             let token = try stranger.sign([
                 "iss": "https://appleid.apple.com", "aud": .string(Self.appleClient), "sub": "x", "iat": .number(now),
                 "exp": .number(now + 600), "nonce": .string(NonceRule.hash("c")),
@@ -639,7 +639,7 @@ struct FederatedSignInTests {
         _ key: TestIdentityProvider.SigningKey, _ h: Harness, type: String, sub: String = "001234.apple",
         jti: String, aud: String = appleClient
     ) throws -> JSONValue {
-        let now = h.engine.clock.now().timeIntervalSince1970.rounded(.down)
+        let now = h.clock.authClock.now().timeIntervalSince1970.rounded(.down)
         let events: JSONValue = ["type": .string(type), "sub": .string(sub), "event_time": .number(now * 1000)]
         let payload = try key.sign([
             "iss": "https://appleid.apple.com", "aud": .string(aud), "iat": .number(now), "jti": .string(jti),

@@ -107,7 +107,7 @@ struct SMSProviderTests {
                         == 200)
                 let request = try #require(sink.received.withLock { $0.first })
                 let timestamp = try #require(request.headers[HTTPField.Name("X-Hearth-Timestamp")!])
-                let expected = WebhookSMSSender.signature(
+                let expected = WebhookSigner.signature(
                     secret: "shh", timestamp: timestamp, body: Array(request.body.utf8))
                 #expect(request.headers[HTTPField.Name("X-Hearth-Signature")!] == "sha256=" + expected)
                 let json = try JSONValue(parsing: request.body)
@@ -115,6 +115,14 @@ struct SMSProviderTests {
                 #expect(json["code"]?.stringValue?.count == 6)
             }
         }
+    }
+
+    /// The webhooks' signature against a value computed elsewhere (Python's hmac), so that the signer is not only
+    /// checked against itself.
+    @Test func webhookSignatureIsHMACSHA256OfTimestampDotBody() {
+        #expect(
+            WebhookSigner.signature(secret: "shh", timestamp: "1700000000", body: Array(#"{"a":1}"#.utf8))
+                == "be310eac0f84daf469d630347a950258de768b365563ab68f29f2f783473d547")
     }
 
     @Test func recaptchaModeAsksForAValidToken() async throws {

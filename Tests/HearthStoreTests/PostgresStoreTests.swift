@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import HearthStore
 import PostgresNIO
 import Synchronization
@@ -129,6 +130,49 @@ struct PostgresStoreTests {
             #expect(plan.contains("Index Scan using refresh_tokens_pkey"), "\(plan)")
             #expect(!plan.contains("Seq Scan on refresh_tokens"), "\(plan)")
             #expect(!plan.contains("Seq Scan on refresh_families"), "\(plan)")
+            try await store.shutdown()
+        }
+    }
+
+    /// The rotation statement decides in SQL (so that a batch stays one round trip); it must decide as
+    /// `RefreshRotation.decision(for:)` on every branch, including one no store call produces: a used token whose
+    /// sealed successor is missing, which is reuse even within the grace. (The conformance suite covers the other
+    /// branches; on each, the store refuses an answer where the two disagree.)
+    @Test(.enabled(if: Backend.postgresURL != nil))
+    func theRotationStatementDecidesAsTheRule() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await database.open() as! PostgresAuthStore
+            try await store.insertRefreshFamily(Fixture.family("f1"), tokenHash: Fixture.hash("a1"))
+            let first = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2"))
+            #expect(first == .rotated(Fixture.family("f1")))
+            try await store.query(
+                "UPDATE refresh_tokens SET sealed_successor = NULL WHERE hash = \(Data(Fixture.hash("a1")))")
+            let replay = Fixture.rotation("a1", to: "a2b", at: Fixture.t(1))
+            let outcome = try await store.rotateRefreshToken(replay)
+            #expect(outcome.decision == .reuseDetected)
+            let successor = try await store.rotateRefreshToken(Fixture.rotation("a2", to: "a3", at: Fixture.t(2)))
+            #expect(successor.decision == .revoked)
+            try await store.shutdown()
+        }
+    }
+
+    /// A row on which the statement decided otherwise than the rule is refused, not answered.
+    @Test(.enabled(if: Backend.postgresURL != nil))
+    func anAnswerTheRuleDisagreesWithIsRefused() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await database.open() as! PostgresAuthStore
+            try await store.insertRefreshFamily(Fixture.family("f1"), tokenHash: Fixture.hash("a1"))
+            let rows = try await store.query(
+                """
+                SELECT 1::int8 AS ord, t.rotated_at, t.sealed_successor, f.*, 'kept' AS decision
+                FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                """)
+            let row = try #require(rows.first).makeRandomAccess()
+            let kept = try PostgresAuthStore.outcome(of: Fixture.rotation("a1", to: "x", rotate: false), presented: row)
+            #expect(kept == .kept(Fixture.family("f1")))
+            #expect(throws: RotationRuleMismatch.self) {
+                try PostgresAuthStore.outcome(of: Fixture.rotation("a1", to: "a2"), presented: row)
+            }
             try await store.shutdown()
         }
     }

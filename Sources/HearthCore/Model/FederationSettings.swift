@@ -245,7 +245,7 @@ public struct OIDCSettings: Sendable, Equatable, Codable {
 /// An OAuth 2.0 provider without ID tokens, signed in through the browser: the authorization-code flow with PKCE,
 /// then the provider's user-info endpoint with the access token. Every URL defaults to the provider's real one.
 public struct OAuthSettings: Sendable, Equatable, Codable {
-    public static let providers = ["github.com", "microsoft.com", "yahoo.com", "linkedin.com"]
+    public static let providers = ProviderID.oauth
 
     public var clientId: String
     public var clientSecret: String

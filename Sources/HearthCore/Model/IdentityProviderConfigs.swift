@@ -8,7 +8,7 @@
 /// and an OIDC provider's client id with its `issuer`. `enabled: false` turns a provider off, even one the
 /// config file sets up.
 public enum IdentityProviderConfigs {
-    public static let builtIn = ["google.com", "facebook.com", "apple.com", "twitter.com"] + OAuthSettings.providers
+    public static let builtIn = ProviderID.builtIn
 
     public enum Kind: Sendable {
         /// `defaultSupportedIdpConfigs`: Google, Facebook, Apple.

@@ -89,13 +89,3 @@ public struct UserRecord: Sendable, Equatable {
         return all + providers
     }
 }
-
-/// Provider ids as Firebase spells them.
-public enum ProviderID {
-    public static let password = "password"
-    public static let phone = "phone"
-    public static let anonymous = "anonymous"
-    public static let custom = "custom"
-    /// The sign-in method of an e-mail link (its sessions' provider is `password`, as in Firebase).
-    public static let emailLink = "emailLink"
-}

@@ -290,13 +290,7 @@ enum EmailTemplates {
 
     /// The language the client asked for, as a key of `builtIn` ("ko-KR" → "ko", "zh-Hant" → "zh-tw"), else "en".
     static func language(for locale: String?) -> String {
-        guard let locale = locale?.lowercased().replacingOccurrences(of: "_", with: "-"), !locale.isEmpty else {
-            return "en"
-        }
-        if builtIn[locale] != nil { return locale }
-        if locale.hasPrefix("zh-hant") || locale == "zh-hk" || locale == "zh-tw" { return "zh-tw" }
-        let language = String(locale.prefix { $0 != "-" })
-        return builtIn[language] != nil ? language : "en"
+        LocaleFallback.language(for: locale, in: builtIn)
     }
 
     static func render(

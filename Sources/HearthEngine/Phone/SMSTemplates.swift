@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// The text of verification SMS, in the language the client asked for (`X-Firebase-Locale`).
 enum SMSTemplates {
@@ -22,12 +23,6 @@ enum SMSTemplates {
     }
 
     static func template(for locale: String?) -> String {
-        guard let locale = locale?.lowercased().replacingOccurrences(of: "_", with: "-"), !locale.isEmpty else {
-            return builtIn["en"]!
-        }
-        if let exact = builtIn[locale] { return exact }
-        if locale.hasPrefix("zh-hant") || locale == "zh-hk" { return builtIn["zh-tw"]! }
-        let language = String(locale.prefix { $0 != "-" })
-        return builtIn[language] ?? builtIn["en"]!
+        builtIn[LocaleFallback.language(for: locale, in: builtIn)]!
     }
 }

@@ -177,7 +177,7 @@ public struct SMTPEmailSender: EmailSender {
         open.channel.withLock { $0 = channel }
         try await connection.executeThenClose { inbound, outbound in
             var session = SMTPSession(replies: inbound.makeAsyncIterator(), outbound: outbound)
-            try await session.expect([220], stage: "greeting")
+            _ = try await session.expect([220], stage: "greeting")
             let helo = c.heloName ?? ProcessInfo.processInfo.hostName
             var extensions = try await session.command("EHLO \(helo)", expect: [250], stage: "EHLO").lines.dropFirst()
             if c.security == .starttls {
@@ -204,7 +204,7 @@ public struct SMTPEmailSender: EmailSender {
             try await session.command("RCPT TO:<\(message.to)>", expect: [250, 251], stage: "RCPT TO")
             try await session.command("DATA", expect: [354], stage: "DATA")
             try await session.write(Self.dotStuffed(mime.rendered()) + ".\r\n")
-            try await session.expect([250], stage: "end of message")
+            _ = try await session.expect([250], stage: "end of message")
             try? await session.write("QUIT\r\n")
         }
     }

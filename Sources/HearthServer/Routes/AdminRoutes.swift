@@ -87,7 +87,7 @@ extension AuthRoutes {
                 return seen.insert(phone).inserted
             }
         }
-        return try MFAEnrollment.adminList(entries, newID: { engine.random.uid() }, now: engine.clock.now())
+        return try engine.adminEnrollments(entries)
     }
 
     func adminDelete(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

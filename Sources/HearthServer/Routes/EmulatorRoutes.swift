@@ -39,7 +39,7 @@ struct EmulatorRoutes: Sendable {
             let projectID = try project(context).projectID
             var codes: [JSONValue] = []
             // Spent and expired codes leave the listing, as in the Firebase Auth Emulator.
-            for m in try await engine.store.emailOutbox(projectID: projectID) {
+            for m in try await engine.emailOutbox(projectID: projectID) {
                 guard let code = try await engine.liveActionCode(m.oobCode, projectID: projectID) else { continue }
                 // The record names the account's address (the old one of a change) and the new one apart, as the
                 // emulator's does; the message itself went to the new one.
@@ -53,7 +53,7 @@ struct EmulatorRoutes: Sendable {
         }
         router.delete(RouterPath("\(scope)/accounts")) { _, context in
             let project = try project(context)
-            let count = try await engine.store.deleteAllUsers(projectID: project.projectID)
+            let count = try await engine.deleteAllUsers(projectID: project.projectID)
             context.logger.info(
                 "emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
             return WireResponse.json([:])
@@ -82,7 +82,7 @@ struct EmulatorRoutes: Sendable {
     /// The SMS codes sent; with `unusedOnly`, as the emulator lists them, without the used and expired ones.
     static func verificationCodes(_ engine: AuthEngine, projectID: String, unusedOnly: Bool) async throws -> JSONValue {
         var codes: [JSONValue] = []
-        for m in try await engine.store.outbox(projectID: projectID) {
+        for m in try await engine.smsOutbox(projectID: projectID) {
             if unusedOnly, try await !engine.livePhoneSession(m.sessionInfo) { continue }
             codes.append(
                 ["phoneNumber": .string(m.phoneNumber), "sessionInfo": .string(m.sessionInfo), "code": .string(m.code)])

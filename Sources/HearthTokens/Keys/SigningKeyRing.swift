@@ -222,7 +222,7 @@ actor UnknownKidReloads {
         let task = Task {
             _ = await previous?.value
             await self.waitOutQuietPeriod()
-            await self.started()
+            self.started()
             return await load()
         }
         queued = task

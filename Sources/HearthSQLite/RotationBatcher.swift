@@ -33,7 +33,7 @@ final class RotationBatcher: Sendable {
         while true {
             let batch = queue.nextBatch()
             if batch.isEmpty { return }
-            var outcomes: [Result<RefreshRotationOutcome, Error>]
+            var outcomes: [Result<RefreshRotationOutcome, any Error>]
             do {
                 outcomes = try pool.write { db in
                     batch.map { waiting in

@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthStore
+
+/// `SessionStore` on SQLite: refresh-token families, and their rotation (`RefreshRotation.decision(for:)`) in the
+/// batches of `RotationBatcher`.
+extension SQLiteAuthStore {
+    public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
+        try await pool.write { db in
+            try db.run(
+                """
+                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+                  second_factor, second_factor_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
+                    family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
+                    family.secondFactor?.factorID, family.secondFactor?.enrollmentID,
+                ])
+            try db.run(
+                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
+        }
+    }
+
+    public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
+        try await rotations.rotate(r)
+    }
+
+    /// One rotation inside the caller's write transaction (`RotationBatcher` runs a batch of them in one): the
+    /// presented token's row under the writer's lock, the rule's decision (`RefreshRotation.outcome(for:)`), and
+    /// the writes it calls for.
+    static func rotate(_ db: Database, _ r: RefreshRotation) throws -> RefreshRotationOutcome {
+        let outcome = r.outcome(for: try presentedToken(db, r))
+        let nowMs = r.now.millisecondsSince1970
+        switch outcome {
+        case .rotated(let family):
+            try db.run(
+                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
+                [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+            try db.run(
+                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+                [Data(r.successorHash), family.id, nowMs])
+        case .reuseDetected(let family):
+            try db.run(
+                "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
+                [nowMs, RefreshRevocationReason.reuseDetected.rawValue, family.id])
+        case .unknown, .revoked, .kept, .alreadyRotated:
+            break
+        }
+        return outcome
+    }
+
+    /// The columns of `refresh_families` a family is read from.
+    enum FamilyColumn: String, SQLiteColumn {
+        case id, projectID = "project_id", uid, authTime = "auth_time", signInProvider = "sign_in_provider"
+        case createdAt = "created_at", revokedAt = "revoked_at", revokeReason = "revoke_reason"
+        case extraClaims = "extra_claims", secondFactor = "second_factor", secondFactorID = "second_factor_id"
+        static let positions = positionTable()
+    }
+
+    /// The presented token's own columns of `refresh_tokens`, after its family's.
+    enum PresentedTokenColumn: String, SQLiteColumn {
+        case rotatedAt = "rotated_at", sealedSuccessor = "sealed_successor"
+        static var offset: Int { FamilyColumn.allCases.count }
+        static let positions = positionTable()
+    }
+
+    /// The presented token's row and its family, when the token belongs to the project or one of its tenants.
+    static func presentedToken(_ db: Database, _ r: RefreshRotation) throws -> PresentedRefreshToken? {
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(FamilyColumn.selectList("f")), \(PresentedTokenColumn.selectList("t"))
+                    FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+                    WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
+                    """),
+            arguments: [
+                Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
+            ])
+        guard let row else { return nil }
+        return PresentedRefreshToken(
+            family: family(from: row), rotatedAtMilliseconds: row[PresentedTokenColumn.rotatedAt],
+            sealedSuccessor: (row[PresentedTokenColumn.sealedSuccessor] as Data?).map(Array.init))
+    }
+
+    public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
+        async throws
+    {
+        try await pool.write { db in
+            try Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at.millisecondsSince1970)
+        }
+    }
+
+    public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
+        let ms = cutoff.millisecondsSince1970
+        return try await pool.write { db in
+            try db.run("DELETE FROM refresh_tokens WHERE rotated_at < ?", [ms])
+            var deleted = db.changesCount
+            try db.run(
+                "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE revoked_at < ?)",
+                [ms])
+            deleted += db.changesCount
+            try db.run("DELETE FROM refresh_families WHERE revoked_at < ?", [ms])
+            return deleted
+        }
+    }
+
+    /// A family from a row selected with `FamilyColumn.selectList`.
+    static func family(from row: Row) -> RefreshTokenFamily {
+        var secondFactor: SecondFactorClaim?
+        if let factor = row[FamilyColumn.secondFactor] as String?,
+            let enrollment = row[FamilyColumn.secondFactorID] as String?
+        {
+            secondFactor = SecondFactorClaim(factorID: factor, enrollmentID: enrollment)
+        }
+        return RefreshTokenFamily(
+            id: row[FamilyColumn.id], projectID: row[FamilyColumn.projectID], uid: row[FamilyColumn.uid],
+            authTime: Date(millisecondsSince1970: row[FamilyColumn.authTime]),
+            signInProvider: row[FamilyColumn.signInProvider],
+            createdAt: Date(millisecondsSince1970: row[FamilyColumn.createdAt]),
+            revokedAt: date(row[FamilyColumn.revokedAt]),
+            revokeReason: (row[FamilyColumn.revokeReason] as String?).flatMap(RefreshRevocationReason.init(rawValue:)),
+            extraClaims: row[FamilyColumn.extraClaims], secondFactor: secondFactor)
+    }
+
+    static func revokeFamilies(
+        _ db: Database, projectID: String, uid: String, reason: RefreshRevocationReason, at: Int64
+    )
+        throws
+    {
+        try db.run(
+            """
+            UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
+            WHERE project_id = ? AND uid = ? AND revoked_at IS NULL
+            """, [at, reason.rawValue, projectID, uid])
+    }
+}

@@ -1,0 +1,20 @@
+import Foundation
+import HearthCore
+
+/// Sessions: refresh-token families and the rotation of their tokens (`RefreshRotation`, decided by
+/// `RefreshRotation.decision(for:)`).
+public protocol SessionStore: Sendable {
+    /// Starts a new session: a family whose first token has `tokenHash`.
+    func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws
+
+    /// Uses a refresh token, atomically; see `RefreshRotation` for the rules.
+    func rotateRefreshToken(_ rotation: RefreshRotation) async throws -> RefreshRotationOutcome
+
+    /// Ends every session of a user (sign-out everywhere, admin revocation).
+    func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws
+
+    /// Forgets what is no longer needed: tokens rotated before `cutoff` (a replay of one is then merely
+    /// unknown rather than detected as reuse) and families revoked before it, with their tokens.
+    /// Returns the number of token rows deleted.
+    func purgeRefreshTokens(before cutoff: Date) async throws -> Int
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HearthCore
+
+/// Users: accounts with their provider links and second-factor enrollments (`UserRecord`), read by uid,
+/// e-mail, phone number or provider identity, written under a version check, listed, imported and deleted.
+public protocol UserStore: Sendable {
+    /// Inserts a new user. Throws `StoreError.uidExists` or `.emailExists`.
+    func insertUser(_ user: UserRecord) async throws
+
+    func user(projectID: String, uid: String) async throws -> UserRecord?
+
+    /// Looks up by the lower-cased e-mail.
+    func user(projectID: String, email: String) async throws -> UserRecord?
+
+    /// Replaces a user's stored fields if the stored version is still `user.version`, then bumps it.
+    /// Throws `.userNotFound`, `.emailExists`, or `.versionConflict` when someone else updated first.
+    func updateUser(_ user: UserRecord) async throws
+
+    /// Records a sign-in time without touching anything else (no version bump). A sign-in mints an ID token, so it
+    /// is also the user's latest refresh (`lastRefreshAt`), as Firebase reports it.
+    func recordSignIn(projectID: String, uid: String, at: Date) async throws
+
+    /// Records a token refresh time without touching anything else (no version bump).
+    func recordRefresh(projectID: String, uid: String, at: Date) async throws
+
+    /// Deletes a user and revokes their refresh-token families (reason `userDeleted`). Returns whether it existed.
+    func deleteUser(projectID: String, uid: String) async throws -> Bool
+
+    func countUsers(projectID: String) async throws -> Int
+
+    /// Looks up by E.164 phone number.
+    func user(projectID: String, phoneNumber: String) async throws -> UserRecord?
+
+    /// A page of a project's users in `uid` order, starting after `afterUID`.
+    func users(projectID: String, afterUID: String?, limit: Int) async throws -> [UserRecord]
+
+    /// Imports a batch in one transaction. Each user is inserted, or replaces the stored user with its uid when
+    /// `overwrite` is set; a user that would break uniqueness is skipped and reported by its index.
+    func importUsers(_ users: [UserRecord], overwrite: Bool) async throws -> [Int: StoreError]
+
+    /// Deletes every user of a project with their sessions (the emulator's reset); returns how many.
+    func deleteAllUsers(projectID: String) async throws -> Int
+
+    /// The user linked to `rawID` at `providerID` (Apple's or Google's `sub`, a Facebook user id), if any.
+    /// Each (provider, raw id) belongs to at most one user per project: inserting or updating a user whose
+    /// links include one held by another user throws `StoreError.federatedIDExists`.
+    func user(projectID: String, providerID: String, rawID: String) async throws -> UserRecord?
+
+    /// A user with a provider link that carries `email` (as the provider last gave it, lower-cased), the lowest
+    /// uid when several have one; for createAuthUri, which lists an address's sign-in methods.
+    func user(projectID: String, providerEmail: String) async throws -> UserRecord?
+}
