@@ -180,7 +180,8 @@ public struct AuthRoutes: Sendable {
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
             if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
             let origin = RequestOrigin(
-                project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator)
+                project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator,
+                userAgent: wire.headers[.userAgent])
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
@@ -191,7 +192,8 @@ public struct AuthRoutes: Sendable {
             try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject), pathTenant: pathTenant, wire: wire)
         if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
         let origin = RequestOrigin(
-            project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator)
+            project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator,
+            userAgent: wire.headers[.userAgent])
         return WireResponse.json(try await client(wire, origin))
     }
 
