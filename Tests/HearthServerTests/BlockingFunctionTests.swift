@@ -205,4 +205,43 @@ struct BlockingFunctionTests {
             }
         }
     }
+
+    @Test func anIdPSignInForwardsTheProfileAndOnlyTheCredentialsTheConfigAllows() async throws {
+        let events = Recorder()
+        try await serveOnLoopback(Self.recording([:], into: events)) { base in
+            try await FederatedSignInTests.withProviders { idp, h, c in
+                let account = try await TestServiceAccount.register(in: h)
+                let token = try await account.accessToken(c, now: h.clock.authClock.now())
+                let set = try await c.admin(
+                    "/v2/projects/\(h.projectID)/config?updateMask=blockingFunctions",
+                    [
+                        "blockingFunctions": [
+                            "triggers": [
+                                "beforeCreate": ["functionUri": .string("\(base)/fn")],
+                                "beforeSignIn": ["functionUri": .string("\(base)/fn")],
+                            ],
+                            "forwardInboundCredentials": ["idToken": true, "accessToken": false],
+                        ]
+                    ], token: token, method: .patch)
+                #expect(set.status == 200, "\(set.json)")
+                let idToken = try FederatedSignInTests.appleToken(idp, h)
+                let r = try await FederatedSignInTests.signInWithIdp(
+                    c, idToken: idToken, accessToken: "provider-access-token", nonce: "raw-nonce-1")
+                #expect(r.status == 200, "\(r.json)")
+                let seen = events.events.withLock { $0 }
+                #expect(seen.map { $0["event_type"]?.stringValue } == ["beforeCreate", "beforeSignIn"])
+                for event in seen {
+                    #expect(event["sign_in_method"]?.stringValue == "apple.com")
+                    let profile = try JSONValue(parsing: try #require(event["raw_user_info"]?.stringValue))
+                    #expect(profile["sub"]?.stringValue == "001234.apple")
+                    #expect(event["oauth_id_token"]?.stringValue == idToken)
+                    #expect(event["oauth_access_token"] == nil, "not forwarded: the config says no")
+                }
+                // A password sign-up carries no provider profile or credentials.
+                _ = try await c.signUp(email: "bob@example.com", password: "secret-1")
+                let last = events.events.withLock { $0.last }
+                #expect(last?["raw_user_info"] == nil && last?["oauth_id_token"] == nil)
+            }
+        }
+    }
 }
