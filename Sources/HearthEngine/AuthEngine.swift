@@ -16,15 +16,19 @@ public struct RequestOrigin: Sendable {
     public var isAdmin: Bool
     /// Served by `hearth serve --emulator`: provider tokens are accepted unsigned, as the Firebase Auth Emulator does.
     public var emulator: Bool
+    /// The client's `User-Agent`, which blocking functions are told (`user_agent`).
+    public var userAgent: String?
 
     public init(
-        project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false, emulator: Bool = false
+        project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false, emulator: Bool = false,
+        userAgent: String? = nil
     ) {
         self.project = project
         self.clientIP = clientIP
         self.locale = locale
         self.isAdmin = isAdmin
         self.emulator = emulator
+        self.userAgent = userAgent
     }
 }
 

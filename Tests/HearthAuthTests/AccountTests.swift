@@ -84,7 +84,10 @@ struct AccountTests {
         let user = try await first.createUser(withEmail: uniqueEmail(), password: "moving house").user
         let second = server.makeAuth()
         try await second.updateCurrentUser(user)
-        #expect(second.currentUser?.uid == user.uid)
+        #expect(second.currentUser == user, "the same User object, as FirebaseAuth compares them")
+        let none = await #expect(throws: NSError.self) { try await second.updateCurrentUser(nil) }
+        #expect(none?.code == AuthErrorCode.nullUser.rawValue)
+        #expect(second.currentUser == user, "nil is refused, not a sign-out")
         _ = try await second.currentUser?.getIDToken(forcingRefresh: true)
 
         let otherProject = Auth.auth(

@@ -114,6 +114,9 @@ enum FirebaseAPIUsage {
         try await Auth.auth().applyActionCode("code")
         try await Auth.auth().revokeToken(withAuthorizationCode: "code")
         try await Auth.auth().updateCurrentUser(result.user)
+        try await Auth.auth().updateCurrentUser(Auth.auth().currentUser)
+        let isCurrent: Bool = Auth.auth().currentUser == result.user
+        _ = (isCurrent, Set([result.user]))
         try await Auth.auth().initializeRecaptchaConfig()
     }
 
@@ -143,6 +146,7 @@ enum FirebaseAPIUsage {
         if let user = Auth.auth().currentUser {
             Auth.auth().updateCurrentUser(user) { _ in }
         }
+        Auth.auth().updateCurrentUser(Auth.auth().currentUser) { error in _ = error }
     }
 
     // MARK: Providers

@@ -118,4 +118,130 @@ struct BlockingFunctionTests {
             #expect(reply.status == 400 && reply.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE")
         }
     }
+
+    /// Events a recording function received.
+    final class Recorder: Sendable {
+        let events = Mutex<[[String: JSONValue]]>([])
+    }
+
+    /// A function that records events and answers each event type as configured.
+    static func recording(_ answers: [String: JSONValue], into recorder: Recorder) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.post("/fn") { request, _ -> Response in
+            let body = try JSONValue(parsing: String(buffer: try await request.body.collect(upTo: 1 << 20)))
+            let payload = JWS.parse(body["data"]?["jwt"]?.stringValue ?? "")?.payload ?? [:]
+            recorder.events.withLock { $0.append(payload) }
+            let answer = answers[payload["event_type"]?.stringValue ?? ""] ?? [:]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: answer.jsonText)))
+        }
+        return router
+    }
+
+    @Test func eventsCarryWhatTheFunctionsSDKsReadAndBothPhotoSpellingsAreRead() async throws {
+        let events = Recorder()
+        let router = Self.recording(
+            [
+                // The Python functions SDK's spelling; the Node one writes photoUrl.
+                "beforeCreate": ["userRecord": ["updateMask": "photoURL", "photoURL": "https://img.example/a.png"]]
+            ], into: events)
+        try await serveOnLoopback(router) { base in
+            let h = try await Harness {
+                $0.blockingFunctions = try! BlockingFunctionSettings(
+                    config: ["triggers": ["beforeCreate": ["functionUri": .string("\(base)/fn")],
+                                          "beforeSignIn": ["functionUri": .string("\(base)/fn")]]])
+            }
+            try await h.run { (c: Client) async throws in
+                let made = try await c.post(
+                    "/v1/accounts:signUp", ["email": "ada@example.com", "password": "secret-1"],
+                    headers: [.userAgent: "HearthTest/1.0"])
+                #expect(made.status == 200, "\(made.json)")
+                let stored = try await h.store.user(projectID: h.projectID, email: "ada@example.com")
+                #expect(stored?.photoURL == "https://img.example/a.png")
+                let seen = events.events.withLock { $0 }
+                #expect(seen.count == 2)
+                for event in seen {
+                    #expect(event["user_agent"]?.stringValue == "HearthTest/1.0")
+                    #expect(event["event_id"]?.stringValue?.isEmpty == false && event["ip_address"] != nil)
+                    #expect(event["locale"] != nil && event["sign_in_method"]?.stringValue == "password")
+                }
+                let record = try #require(seen.last?["user_record"])
+                #expect(record["tokens_valid_after_time"]?.doubleValue != nil)
+                #expect(record["metadata"]?["creation_time"]?.doubleValue != nil)
+                let providers = record["provider_data"]?.arrayValue ?? []
+                #expect(providers.contains {
+                    $0["provider_id"]?.stringValue == "password" && $0["uid"]?.stringValue == "ada@example.com"
+                })
+            }
+        }
+    }
+
+    @Test func beforeSendEmailAndBeforeSendSmsAreCalledAndCanBlock() async throws {
+        let events = Recorder()
+        let block: JSONValue = ["recaptchaActionOverride": "BLOCK"]
+        let router = Self.recording(["beforeSendEmail": block, "beforeSendSms": block], into: events)
+        try await serveOnLoopback(router) { base in
+            let h = try await Harness(emulator: true) {
+                $0.blockingFunctions = try! BlockingFunctionSettings(
+                    config: ["triggers": ["beforeSendEmail": ["functionUri": .string("\(base)/fn")],
+                                          "beforeSendSms": ["functionUri": .string("\(base)/fn")]]])
+            }
+            try await h.run { (c: Client) async throws in
+                _ = try await c.signUp(email: "ada@example.com", password: "secret-1")
+                let reset = try await c.post(
+                    "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+                #expect(reset.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE", "\(reset.json)")
+                #expect(try await h.store.emailOutbox(projectID: h.projectID).isEmpty, "nothing sent")
+                let sms = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+14155550123"])
+                #expect(sms.errorCode == "BLOCKING_FUNCTION_ERROR_RESPONSE", "\(sms.json)")
+                #expect(try await h.store.outbox(projectID: h.projectID).isEmpty, "nothing sent")
+                let seen = events.events.withLock { $0 }
+                #expect(seen.map { $0["event_type"]?.stringValue } == ["beforeSendEmail", "beforeSendSms"])
+                #expect(seen.first?["email_type"]?.stringValue == "PASSWORD_RESET")
+                #expect(seen.first?["user_record"]?["email"]?.stringValue == "ada@example.com")
+                #expect(seen.last?["sms_type"]?.stringValue == "SIGN_IN_OR_SIGN_UP")
+                #expect(seen.last?["phone_number"]?.stringValue == "+14155550123")
+            }
+        }
+    }
+
+    @Test func anIdPSignInForwardsTheProfileAndOnlyTheCredentialsTheConfigAllows() async throws {
+        let events = Recorder()
+        try await serveOnLoopback(Self.recording([:], into: events)) { base in
+            try await FederatedSignInTests.withProviders { idp, h, c in
+                let account = try await TestServiceAccount.register(in: h)
+                let token = try await account.accessToken(c, now: h.clock.authClock.now())
+                let set = try await c.admin(
+                    "/v2/projects/\(h.projectID)/config?updateMask=blockingFunctions",
+                    [
+                        "blockingFunctions": [
+                            "triggers": [
+                                "beforeCreate": ["functionUri": .string("\(base)/fn")],
+                                "beforeSignIn": ["functionUri": .string("\(base)/fn")],
+                            ],
+                            "forwardInboundCredentials": ["idToken": true, "accessToken": false],
+                        ]
+                    ], token: token, method: .patch)
+                #expect(set.status == 200, "\(set.json)")
+                let idToken = try FederatedSignInTests.appleToken(idp, h)
+                let r = try await FederatedSignInTests.signInWithIdp(
+                    c, idToken: idToken, accessToken: "provider-access-token", nonce: "raw-nonce-1")
+                #expect(r.status == 200, "\(r.json)")
+                let seen = events.events.withLock { $0 }
+                #expect(seen.map { $0["event_type"]?.stringValue } == ["beforeCreate", "beforeSignIn"])
+                for event in seen {
+                    #expect(event["sign_in_method"]?.stringValue == "apple.com")
+                    let profile = try JSONValue(parsing: try #require(event["raw_user_info"]?.stringValue))
+                    #expect(profile["sub"]?.stringValue == "001234.apple")
+                    #expect(event["oauth_id_token"]?.stringValue == idToken)
+                    #expect(event["oauth_access_token"] == nil, "not forwarded: the config says no")
+                }
+                // A password sign-up carries no provider profile or credentials.
+                _ = try await c.signUp(email: "bob@example.com", password: "secret-1")
+                let last = events.events.withLock { $0.last }
+                #expect(last?["raw_user_info"] == nil && last?["oauth_id_token"] == nil)
+            }
+        }
+    }
 }

@@ -113,8 +113,10 @@ public final class Auth: Sendable {
         try setCurrentUser(nil)
     }
 
-    /// Makes `user` (signed in with another `Auth` of the same project, say) the current user.
-    public func updateCurrentUser(_ user: User) async throws {
+    /// Makes `user` (signed in with another `Auth` of the same project, say) the current user. Takes an optional,
+    /// as FirebaseAuth does (`updateCurrentUser(otherAuth.currentUser)`); nil is `nullUser`, not a sign-out.
+    public func updateCurrentUser(_ user: User?) async throws {
+        guard let user else { throw AuthErrorCode.nullUser.error() }
         guard user.auth.hearthApp.options.apiKey == hearthApp.options.apiKey else {
             throw AuthErrorCode.invalidUserToken.error(message: "The user was signed in with a different API key.")
         }

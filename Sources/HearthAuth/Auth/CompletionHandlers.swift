@@ -72,7 +72,7 @@ extension Auth {
         complete(completion) { try await self.revokeToken(withAuthorizationCode: authorizationCode) }
     }
 
-    public func updateCurrentUser(_ user: User, completion: (@MainActor @Sendable (Error?) -> Void)? = nil) {
+    public func updateCurrentUser(_ user: User?, completion: (@MainActor @Sendable (Error?) -> Void)? = nil) {
         complete(completion) { try await self.updateCurrentUser(user) }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// The ID token is cached and refreshed five minutes before it expires; concurrent callers share
 /// one refresh, and the rotated refresh token is persisted before anyone sees the new ID token.
-public final class User: UserInfo, Sendable {
+public final class User: UserInfo, Hashable, Sendable {
     /// Tokens this close to expiry are refreshed before use.
     static let refreshMargin: TimeInterval = 5 * 60
 
@@ -28,6 +28,11 @@ public final class User: UserInfo, Sendable {
     var refreshRequests: Int { state.withLock { $0.refreshRequests } }
 
     func moveTo(_ auth: Auth) { state.withLock { $0.auth = auth } }
+
+    /// The same object, as FirebaseAuth's NSObject-based `User` compares (`Auth.auth().currentUser == user`).
+    public static func == (lhs: User, rhs: User) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     // MARK: Profile
 

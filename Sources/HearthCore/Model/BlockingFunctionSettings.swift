@@ -3,8 +3,8 @@ import Foundation
 /// Identity Platform blocking functions (`blockingFunctions` in the v2 config): HTTP endpoints Hearth calls before
 /// an account is created and before a sign-in completes, which may refuse it or change the user.
 public struct BlockingFunctionSettings: Sendable, Equatable {
-    /// The events Hearth calls functions for. (`beforeSendEmail` and `beforeSendSms` are accepted in the config,
-    /// as Identity Platform accepts them, and not called: Hearth's senders have no such hook yet.)
+    /// The events Hearth calls functions for: before an account is created, before a sign-in, and before a
+    /// password-reset or sign-in e-mail or an SMS code is sent.
     public static let events = ["beforeCreate", "beforeSignIn", "beforeSendEmail", "beforeSendSms"]
 
     /// Event name → function URL.

@@ -138,6 +138,10 @@ extension AuthEngine {
         }
 
         let started = ContinuousClock.now
+        let emailTypes: [EmailActionCode.Kind: String] = [.passwordReset: "PASSWORD_RESET", .emailSignIn: "EMAIL_SIGN_IN"]
+        if !r.returnLink, let emailType = emailTypes[kind] {
+            try await runBeforeSend(email: emailType, to: recipient, user: user, origin: origin)
+        }
         let code = random.token(bytes: 32)
         let now = clock.now()
         let hash = Self.actionCodeHash(code)

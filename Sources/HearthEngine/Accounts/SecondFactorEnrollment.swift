@@ -72,7 +72,9 @@ extension AuthEngine {
         if user.mfaEnrollments.contains(where: { $0.phoneNumber == number }) {
             throw AuthError(.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         }
-        return .phone(sessionInfo: try await sendVerificationCode(phone, origin: origin, asFirstFactor: false))
+        let session = try await sendVerificationCode(
+            phone, origin: origin, asFirstFactor: false, smsType: "MULTI_FACTOR_ENROLLMENT")
+        return .phone(sessionInfo: session)
     }
 
     /// Enrolls the factor the proof stands for, and starts a session that has passed it.

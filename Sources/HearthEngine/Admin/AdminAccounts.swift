@@ -131,6 +131,12 @@ extension AuthEngine {
         return found
     }
 
+    /// v3 `signOutUser`: every session of the user ends now (`validSince`, as `revokeRefreshTokens`).
+    public func signOutUser(localID: String?, origin: RequestOrigin) async throws -> UserRecord {
+        try await adminUpdateUser(
+            AdminUpdateRequest(localID: localID, validSince: Int64(nowSecond().timeIntervalSince1970)), origin: origin)
+    }
+
     public func adminUpdateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws -> UserRecord {
         guard let uid = r.localID.nonEmpty else { throw AuthError(.missingLocalID) }
         let project = origin.project

@@ -53,7 +53,8 @@ extension AuthEngine {
     /// Sends a 6-digit code (or, for a configured test number, nothing) and returns the session. Second-factor
     /// codes (`asFirstFactor: false`) go to enrolled numbers, which the first-factor rule does not concern.
     public func sendVerificationCode(
-        _ request: SendVerificationCodeRequest, origin: RequestOrigin, asFirstFactor: Bool = true
+        _ request: SendVerificationCodeRequest, origin: RequestOrigin, asFirstFactor: Bool = true,
+        smsType: String = "SIGN_IN_OR_SIGN_UP"
     ) async throws -> String {
         let project = origin.project
         let settings = project.phone
@@ -91,9 +92,9 @@ extension AuthEngine {
         }
 
         // After the limits: the refusal tells whose number it is, so probing it costs quota like a send.
-        if asFirstFactor, let user = try await store.user(projectID: project.projectID, phoneNumber: phone) {
-            try refusePhoneFirstFactor(for: user, origin: origin)
-        }
+        let holder = asFirstFactor ? try await store.user(projectID: project.projectID, phoneNumber: phone) : nil
+        if let holder { try refusePhoneFirstFactor(for: holder, origin: origin) }
+        if testCode == nil { try await runBeforeSend(sms: smsType, to: phone, user: holder, origin: origin) }
         let sessionInfo = "hps1_" + random.token(bytes: 48)
         let code = testCode ?? Self.sixDigits(random)
         let now = clock.now()

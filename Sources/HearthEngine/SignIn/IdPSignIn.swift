@@ -81,19 +81,29 @@ extension AuthEngine {
                 credential, settings: origin.project.federation, emulator: origin.emulator)
             try await useOnce(identity, origin: origin)
         }
-        do {
-            var result = try await retryingOnConflict { try await applyIdentity(identity, request, origin: origin) }
-            if result.needConfirmation { result.pendingToken = try await issuePendingToken(identity, origin: origin) }
-            result.providerTokens = providerTokens
-            return result
-        } catch let error as AuthError
-            where request.returnIdpCredential
-            && [.federatedUserIDAlreadyLinked, .emailExists].contains(error.code)
-        {
-            var result = IdPSignInResult(
-                identity: identity, error: error, pendingToken: try await issuePendingToken(identity, origin: origin))
-            result.providerTokens = providerTokens
-            return result
+        // What the blocking functions of this sign-in are told about the provider.
+        let details = FederatedSignInDetails(
+            rawUserInfo: identity.rawUserInfo, idToken: request.credential?.idToken ?? providerTokens?.idToken,
+            accessToken: request.credential?.accessToken ?? providerTokens?.accessToken,
+            tokenSecret: request.credential?.tokenSecret ?? providerTokens?.secret)
+        return try await Self.$federatedSignIn.withValue(details) {
+            do {
+                var result = try await retryingOnConflict { try await applyIdentity(identity, request, origin: origin) }
+                if result.needConfirmation {
+                    result.pendingToken = try await issuePendingToken(identity, origin: origin)
+                }
+                result.providerTokens = providerTokens
+                return result
+            } catch let error as AuthError
+                where request.returnIdpCredential
+                && [.federatedUserIDAlreadyLinked, .emailExists].contains(error.code)
+            {
+                var result = IdPSignInResult(
+                    identity: identity, error: error,
+                    pendingToken: try await issuePendingToken(identity, origin: origin))
+                result.providerTokens = providerTokens
+                return result
+            }
         }
     }
 

@@ -115,7 +115,8 @@ extension AuthEngine {
         }
         var send = request.appProof
         send.phoneNumber = phone
-        return try await sendVerificationCode(send, origin: origin, asFirstFactor: false)
+        return try await sendVerificationCode(
+            send, origin: origin, asFirstFactor: false, smsType: "MULTI_FACTOR_SIGN_IN")
     }
 
     /// Checks the second factor and starts the session the first factor began.

@@ -197,12 +197,43 @@ extension AuthRoutes {
 
     /// `PATCH /v2/projects/{p}/config?updateMask=…`: the run-time settings `ProjectSettingsUpdate` lists.
     func adminUpdateConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
-        var patch = wire.fields
+        var patch = wire.body
         let mask = try wire.string("updateMask").map { $0.split(separator: ",").map { String($0) } }
         patch["updateMask"] = nil
         let config = try await engine.updateProjectSettings(
             projectID: origin.project.projectID, patch: patch, mask: mask)
         return config.settingsView(emulator: engine.isEmulator)
+    }
+
+    /// v3 `setProjectConfig`: of its fields only `authorizedDomains` is a run-time setting; the others (sign-in
+    /// methods, templates, `idpConfig`) live in the config file and are refused, as a v2 config update refuses them.
+    func adminSetProjectConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let fileOnly = [
+            "allowPasswordUser", "enableAnonymousUser", "changeEmailTemplate", "legacyResetPasswordTemplate",
+            "resetPasswordTemplate", "verifyEmailTemplate", "idpConfig", "useEmailSending",
+        ]
+        if let field = fileOnly.first(where: { (wire.body[$0] ?? .null) != .null }) {
+            throw AuthError(.invalidConfig, "Hearth cannot change \(field) at run time; set it in the config file.")
+        }
+        if let domains = wire.body["authorizedDomains"], domains != .null {
+            _ = try await engine.updateProjectSettings(
+                projectID: origin.project.projectID, patch: ["authorizedDomains": domains], mask: ["authorizedDomains"])
+        }
+        return ["kind": "identitytoolkit#SetProjectConfigResponse", "projectId": .string(origin.project.projectNumber)]
+    }
+
+    /// v3 `signOutUser`: ends every session of `localId` now, as the Admin SDKs' `revokeRefreshTokens` does.
+    func adminSignOutUser(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let user = try await engine.signOutUser(localID: try wire.string("localId"), origin: origin)
+        return ["kind": "identitytoolkit#SignOutUserResponse", "localId": .string(user.uid)]
+    }
+
+    /// `v2/defaultSupportedIdps`: the built-in providers a `defaultSupportedIdpConfigs` entry may name.
+    func defaultSupportedIdps(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        [
+            "defaultSupportedIdps": .array(
+                IdentityProviderConfigs.builtIn.map { ["idpId": .string($0), "description": .string($0)] })
+        ]
     }
 
     func adminSMSOutbox(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
@@ -229,7 +260,7 @@ extension AuthRoutes {
                     guard let id = try wire.string(createParameter) else {
                         throw AuthError(.invalidProviderID, "\(createParameter) is required")
                     }
-                    var config = wire.fields
+                    var config = wire.body
                     config[createParameter] = nil
                     return try await engine.setIdentityProviderConfig(
                         id, kind: kind, config: config, create: true, origin: origin) ?? [:]
@@ -245,7 +276,7 @@ extension AuthRoutes {
             router.patch(item) { request, context in
                 let id = try context.parameters.require("idp")
                 return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
-                    var config = wire.fields
+                    var config = wire.body
                     let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
                     config["updateMask"] = nil
                     return try await engine.setIdentityProviderConfig(
@@ -281,7 +312,7 @@ extension AuthRoutes {
                     guard let id = try wire.string("inboundSamlConfigId") else {
                         throw AuthError(.invalidProviderID, "inboundSamlConfigId is required")
                     }
-                    return try await engine.setSAMLProviderConfig(id, config: wire.fields, create: true, origin: origin)
+                    return try await engine.setSAMLProviderConfig(id, config: wire.body, create: true, origin: origin)
                         ?? [:]
                 }
             }
@@ -297,7 +328,7 @@ extension AuthRoutes {
                 return try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                     let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
                     return try await engine.setSAMLProviderConfig(
-                        id, config: wire.fields, create: false, mask: mask, origin: origin) ?? [:]
+                        id, config: wire.body, create: false, mask: mask, origin: origin) ?? [:]
                 }
             }
             router.delete(item) { request, context in

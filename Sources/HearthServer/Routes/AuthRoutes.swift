@@ -45,6 +45,8 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "signInWithEmailLink", v3: "emailLinkSignin", client: signInWithEmailLink),
             AccountsMethod(v1: "sendVerificationCode", v3: "sendVerificationCode", client: sendVerificationCode),
             AccountsMethod(v1: "verifyClient", v3: "verifyClient", client: verifyClient),
+            // Google's API description names it so; the SDKs call `verifyClient`.
+            AccountsMethod(v1: "verifyIosClient", v3: nil, client: verifyClient),
             AccountsMethod(v1: "signInWithPhoneNumber", v3: "verifyPhoneNumber", client: signInWithPhoneNumber),
             AccountsMethod(v1: "batchGet", v3: "downloadAccount", client: nil, admin: adminBatchGet, allowsGet: true),
             AccountsMethod(v1: "batchCreate", v3: "uploadAccount", client: nil, admin: adminBatchCreate),
@@ -83,6 +85,13 @@ public struct AuthRoutes: Sendable {
                     try await respond(request, context, hasProject: true, nil, admin: adminCreate)
                 }
             }
+            // The older name of `accounts:query` in Google's API description.
+            router.post("\(prefix)/v1/projects/{project}:queryAccounts") { request, context in
+                try await respond(request, context, hasProject: true, nil, admin: adminQuery)
+            }
+            router.get("\(prefix)/v2/defaultSupportedIdps") { request, context in
+                try await respond(request, context, hasProject: false, nil, admin: defaultSupportedIdps)
+            }
             for path in Self.scoped("\(prefix)/v1/projects/{project}:createSessionCookie") {
                 router.post(path) { request, context in
                     try await respond(request, context, hasProject: true, nil, admin: createSessionCookie)
@@ -99,6 +108,13 @@ public struct AuthRoutes: Sendable {
             router.patch("\(prefix)/v2/projects/{project}/config") { request, context in
                 try await respond(request, context, hasProject: true, nil, admin: adminUpdateConfig)
             }
+        }
+        // Legacy v3 admin methods with no v1 name.
+        router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/setProjectConfig") { request, context in
+            try await respond(request, context, hasProject: false, nil, admin: adminSetProjectConfig)
+        }
+        router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/signOutUser") { request, context in
+            try await respond(request, context, hasProject: false, nil, admin: adminSignOutUser)
         }
         // Hearth's own admin route: the development outbox's messages, for tests against a non-emulator server.
         router.get("/hearth/v1/projects/{project}/smsOutbox") { request, context in
@@ -123,6 +139,9 @@ public struct AuthRoutes: Sendable {
             }
             router.get("\(prefix)/v2/recaptchaConfig") { request, context in
                 try await respond(request, context, hasProject: false, recaptchaConfig)
+            }
+            router.get("\(prefix)/v2/passwordPolicy") { request, context in
+                try await respond(request, context, hasProject: false, passwordPolicy)
             }
             router.get("\(prefix)/v1/recaptchaParams") { request, context in
                 try await respond(request, context, hasProject: false, recaptchaParams)
@@ -161,7 +180,8 @@ public struct AuthRoutes: Sendable {
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
             if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
             let origin = RequestOrigin(
-                project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator)
+                project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator,
+                userAgent: wire.headers[.userAgent])
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
@@ -172,7 +192,8 @@ public struct AuthRoutes: Sendable {
             try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject), pathTenant: pathTenant, wire: wire)
         if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
         let origin = RequestOrigin(
-            project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator)
+            project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator,
+            userAgent: wire.headers[.userAgent])
         return WireResponse.json(try await client(wire, origin))
     }
 

@@ -24,5 +24,14 @@ struct PublicKeyRoutes: Sendable {
                 WireResponse.json(try JSONValue(parsing: keyRing.x509JSON()), cacheControl: cacheControl)
             }
         }
+        // Identity Toolkit v1's names for the same keys: x509 certificates by kid, and the session-cookie JWKS.
+        for prefix in ["", "/identitytoolkit.googleapis.com"] {
+            router.get("\(prefix)/v1/publicKeys") { _, _ in
+                WireResponse.json(try JSONValue(parsing: keyRing.x509JSON()), cacheControl: cacheControl)
+            }
+            router.get("\(prefix)/v1/sessionCookiePublicKeys") { _, _ in
+                WireResponse.json(try JSONValue(parsing: keyRing.jwksJSON()), cacheControl: cacheControl)
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ extension AuthRoutes {
         let collection = RouterPath("\(prefix)/v2/projects/{project}/tenants")
         router.post(collection) { request, context in
             try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
-                try await engine.createTenant(wire.fields, origin: origin)
+                try await engine.createTenant(wire.body, origin: origin)
             }
         }
         router.get(collection) { request, context in
@@ -27,7 +27,7 @@ extension AuthRoutes {
         router.patch(item) { request, context in
             try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
                 let mask = try wire.string("updateMask").map { $0.split(separator: ",").map(String.init) }
-                var patch = wire.fields
+                var patch = wire.body
                 patch["updateMask"] = nil
                 return try await engine.updateTenant(patch, mask: mask, origin: origin)
             }

@@ -10,13 +10,19 @@ import Hummingbird
 /// for GET requests. Typed accessors answer a wrong type with Google's INVALID_ARGUMENT message.
 public struct WireRequest: Sendable {
     public var fields: [String: JSONValue]
+    /// The body's fields alone, without query parameters: what a config object is made of, so that the
+    /// transport's parameters (`alt=json`, `prettyPrint`, `updateMask`, `idpId`) never become stored fields.
+    public var body: [String: JSONValue]
     public var apiKey: String?
     public var headers: HTTPFields
     public var clientIP: String?
 
-    public init(fields: [String: JSONValue], apiKey: String? = nil, headers: HTTPFields = [:], clientIP: String? = nil)
-    {
+    public init(
+        fields: [String: JSONValue], body: [String: JSONValue]? = nil, apiKey: String? = nil, headers: HTTPFields = [:],
+        clientIP: String? = nil
+    ) {
         self.fields = fields
+        self.body = body ?? fields
         self.apiKey = apiKey
         self.headers = headers
         self.clientIP = clientIP
@@ -37,6 +43,7 @@ public struct WireRequest: Sendable {
         } else if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             fields = try parseJSONObject([UInt8](bytes))
         }
+        let body = fields
         for item in request.uri.queryParameters where item.key != "key" {
             let key = camelCase(String(item.key))
             // Query strings end up in proxy and access logs: a POST's credentials count only from its body.
@@ -46,7 +53,7 @@ public struct WireRequest: Sendable {
         let apiKey =
             request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
         return WireRequest(
-            fields: fields, apiKey: apiKey, headers: request.headers, clientIP: context.clientIP)
+            fields: fields, body: body, apiKey: apiKey, headers: request.headers, clientIP: context.clientIP)
     }
 
     /// Fields that prove who the caller is; never read from a POST's query string.
