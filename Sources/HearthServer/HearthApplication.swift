@@ -25,8 +25,9 @@ public enum HearthApplication {
         router.add(middleware: LogRequestsMiddleware(.debug))
         // Requests by route and status, with latencies, for the operator's /metrics.
         router.add(middleware: MetricsMiddleware())
-        router.add(middleware: ErrorEnvelopeMiddleware())
+        // Outside the error envelope, so error answers carry Access-Control-Allow-Origin as successes do.
         router.add(middleware: FirebaseCORSMiddleware())
+        router.add(middleware: ErrorEnvelopeMiddleware())
         AuthRoutes(engine: engine).register(on: router)
         OAuthRoutes(engine: engine).register(on: router)
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)

@@ -84,14 +84,17 @@ struct Harness {
             logger: testLogger)
     }
 
-    /// Runs `body` against the router without a socket.
-    func run(_ body: @Sendable (Client) async throws -> Void) async throws {
+    /// Runs `body` against the router without a socket; `routes` adds a test's own routes beside the pages.
+    func run(
+        routes: (Router<HearthRequestContext>) -> Void = { _ in }, _ body: @Sendable (Client) async throws -> Void
+    ) async throws {
         let app = Application(
             router: HearthApplication.router(
                 engine: engine,
                 pages: {
                     ActionPages(engine: engine).register(on: $0)
                     AuthHandlerPage(engine: engine, publicURL: nil).register(on: $0)
+                    routes($0)
                 }),
             logger: testLogger)
         defer { try? FileManager.default.removeItem(at: directory) }
