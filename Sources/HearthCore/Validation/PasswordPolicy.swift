@@ -25,6 +25,13 @@ public struct PasswordPolicy: Sendable, Equatable, Codable {
     /// Whether `password` is small enough to hash at all (`maxBytes`).
     public static func isHashable(_ password: String) -> Bool { password.utf8.count <= maxBytes }
 
+    /// Firebase's rule for a project without a password policy (6 to 4096 characters): announced as not enforced,
+    /// since such a project refuses a short password as WEAK_PASSWORD rather than by policy.
+    public var isFirebaseDefault: Bool { minLength == 6 && maxLength == 4096 }
+
+    /// The characters Firebase's policy counts as non-alphanumeric (`allowedNonAlphanumericCharacters`).
+    public static let nonAlphanumericCharacters = Array("^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+-").map(String.init)
+
     /// Throws the error Firebase gives for a password this policy refuses.
     public func check(_ password: String) throws(AuthError) {
         guard Self.isHashable(password) else {

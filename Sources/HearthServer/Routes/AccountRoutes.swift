@@ -126,6 +126,22 @@ extension AuthRoutes {
         ]
     }
 
+    /// `v2/passwordPolicy` (schema version 1): the rule every password path checks (`PasswordPolicy.check`), as
+    /// the JS SDK's `validatePassword` reads it. A tenant's request (`tenantId`) gets the rule its sign-ups use.
+    func passwordPolicy(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let policy = origin.project.passwordPolicy
+        return [
+            "customStrengthOptions": [
+                "minPasswordLength": .number(Double(policy.minLength)),
+                "maxPasswordLength": .number(Double(policy.maxLength)),
+            ],
+            "allowedNonAlphanumericCharacters": .array(PasswordPolicy.nonAlphanumericCharacters.map(JSONValue.string)),
+            "enforcementState": .string(policy.isFirebaseDefault ? "OFF" : "ENFORCE"),
+            "forceUpgradeOnSignin": false,
+            "schemaVersion": 1,
+        ]
+    }
+
     /// Identity Toolkit's `OobReqType`, by number.
     static let oobRequestTypes = [
         "OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT", "VERIFY_EMAIL",

@@ -124,6 +124,9 @@ public struct AuthRoutes: Sendable {
             router.get("\(prefix)/v2/recaptchaConfig") { request, context in
                 try await respond(request, context, hasProject: false, recaptchaConfig)
             }
+            router.get("\(prefix)/v2/passwordPolicy") { request, context in
+                try await respond(request, context, hasProject: false, passwordPolicy)
+            }
             router.get("\(prefix)/v1/recaptchaParams") { request, context in
                 try await respond(request, context, hasProject: false, recaptchaParams)
             }

@@ -38,15 +38,18 @@ extension AuthRoutes {
         return .object(answer)
     }
 
-    /// `v1/recaptchaParams` (v3 `getRecaptchaParam`): the reCAPTCHA v2 site key older clients render the
-    /// challenge with. The Firebase emulator answers placeholders, which its clients never send to Google.
+    /// `v1/recaptchaParams` (v3 `getRecaptchaParam`): the reCAPTCHA v2 site key clients render the challenge
+    /// with. Firebase always answers one, and the JS SDK's `RecaptchaVerifier` refuses to start without it, even
+    /// with app verification disabled for testing; so without a configured key (and always in emulator mode, as
+    /// the Firebase emulator does) the answer is a placeholder that no client sends on to Google.
     func recaptchaParams(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        let placeholder: JSONValue = "Fake-key__Do-not-send-this-to-Recaptcha_"
         var answer: [String: JSONValue] = ["kind": "identitytoolkit#GetRecaptchaParamResponse"]
         if origin.emulator {
-            answer["recaptchaSiteKey"] = "Fake-key__Do-not-send-this-to-Recaptcha_"
+            answer["recaptchaSiteKey"] = placeholder
             answer["recaptchaStoken"] = "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service"
-        } else if let key = engine.recaptchaConfig(origin: origin).siteKey {
-            answer["recaptchaSiteKey"] = .string(key)
+        } else {
+            answer["recaptchaSiteKey"] = engine.recaptchaConfig(origin: origin).siteKey.map(JSONValue.string) ?? placeholder
         }
         return .object(answer)
     }
