@@ -16,6 +16,8 @@ public struct RequestOrigin: Sendable {
     public var isAdmin: Bool
     /// Served by `hearth serve --emulator`: provider tokens are accepted unsigned, as the Firebase Auth Emulator does.
     public var emulator: Bool
+    /// In emulator mode, where the request's e-mail links point (the emulator's own `/emulator/action`).
+    public var emulatorLinks: EmulatorLinks?
 
     public init(
         project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false, emulator: Bool = false
@@ -25,6 +27,22 @@ public struct RequestOrigin: Sendable {
         self.locale = locale
         self.isAdmin = isAdmin
         self.emulator = emulator
+    }
+}
+
+/// The Firebase Auth Emulator's e-mail links: they open `/emulator/action` on the host the request reached and carry
+/// the request's API key, which the JS SDK's `isSignInWithEmailLink` requires (`fake-api-key` when the request had
+/// none, as the emulator writes), and the project when the key alone would not name it.
+public struct EmulatorLinks: Sendable {
+    /// `http://<host the request reached>`.
+    public var baseURL: String
+    public var apiKey: String
+    public var namesProject: Bool
+
+    public init(baseURL: String, apiKey: String?, namesProject: Bool) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 } ?? "fake-api-key"
+        self.namesProject = namesProject
     }
 }
 
