@@ -107,6 +107,44 @@ class AppServer:
         self.server.shutdown()
 
 
+class GapiServer:
+    """https://apis.google.com/js/api.js on a local TLS port (js_sdk/gapi.js, our stand-in for gapi.iframes);
+    `browser(mapped_hosts=gapi.mapped_hosts)` sends Chromium there."""
+
+    def __init__(self):
+        import ssl
+        from smtp_sink import make_certificates
+
+        self.directory = tempfile.mkdtemp(prefix="hearth-gapi-")
+        make_certificates(self.directory)
+        with open(os.path.join(HERE, "js_sdk", "gapi.js"), "rb") as f:
+            script = f.read()
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                found = urllib.parse.urlsplit(self.path).path == "/js/api.js"
+                body = script if found else b"not found"
+                self.send_response(200 if found else 404)
+                self.send_header("Content-Type", "text/javascript" if found else "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(os.path.join(self.directory, "server.pem"), os.path.join(self.directory, "server.key"))
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.mapped_hosts = {"apis.google.com": self.server.server_address[1]}
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
 class JSError(Exception):
     def __init__(self, code: str, message: str):
         super().__init__(f"{code}: {message}")
@@ -122,9 +160,10 @@ class WebApp:
         self.settings = settings
         driver.set_script_timeout(30)
 
-    def open(self, path: str = "/app"):
-        """Loads the app page and starts the SDK as the app does on every load; waits for the persisted user."""
-        self.driver.get(self.app_server.origin + path)
+    def open(self, path: str = "/app", origin: str | None = None):
+        """Loads the app page (on `origin`, else http://localhost:<port>) and starts the SDK as the app does on every
+        load; waits for the persisted user."""
+        self.driver.get((origin or self.app_server.origin) + path)
         self.start()
 
     def start(self):
