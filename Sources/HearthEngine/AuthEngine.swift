@@ -18,6 +18,8 @@ public struct RequestOrigin: Sendable {
     public var emulator: Bool
     /// The client's `User-Agent`, which blocking functions are told (`user_agent`).
     public var userAgent: String?
+    /// In emulator mode, where the request's e-mail links point (the emulator's own `/emulator/action`).
+    public var emulatorLinks: EmulatorLinks?
 
     public init(
         project: ProjectConfig, clientIP: String?, locale: String? = nil, isAdmin: Bool = false, emulator: Bool = false,
@@ -29,6 +31,22 @@ public struct RequestOrigin: Sendable {
         self.isAdmin = isAdmin
         self.emulator = emulator
         self.userAgent = userAgent
+    }
+}
+
+/// The Firebase Auth Emulator's e-mail links: they open `/emulator/action` on the host the request reached and carry
+/// the request's API key, which the JS SDK's `isSignInWithEmailLink` requires (`fake-api-key` when the request had
+/// none, as the emulator writes), and the project when the key alone would not name it.
+public struct EmulatorLinks: Sendable {
+    /// `http://<host the request reached>`.
+    public var baseURL: String
+    public var apiKey: String
+    public var namesProject: Bool
+
+    public init(baseURL: String, apiKey: String?, namesProject: Bool) {
+        self.baseURL = baseURL
+        self.apiKey = apiKey.flatMap { $0.isEmpty ? nil : $0 } ?? "fake-api-key"
+        self.namesProject = namesProject
     }
 }
 

@@ -140,6 +140,7 @@ struct Serve: AsyncParsableCommand {
             pages: {
                 ActionPages(engine: runtime.engine).register(on: $0)
                 AuthHandlerPage(engine: runtime.engine, publicURL: configuration.publicURL).register(on: $0)
+                EmulatorSignInPages(engine: runtime.engine).register(on: $0)
             }, logger: logger
         ) { [host = configuration.host] port in
             logger.info("hearth listening on \(tls == nil ? "http" : "https")://\(host):\(port)")

@@ -41,6 +41,7 @@ struct OpenAPITests {
             pages: {
                 ActionPages(engine: h.engine).register(on: $0)
                 AuthHandlerPage(engine: h.engine, publicURL: nil).register(on: $0)
+                EmulatorSignInPages(engine: h.engine).register(on: $0)
             })
         let all = Set(router.routes.map { "\($0.method) \($0.path)" })
         return Set(

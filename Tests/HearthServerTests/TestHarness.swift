@@ -94,6 +94,7 @@ struct Harness {
                 pages: {
                     ActionPages(engine: engine).register(on: $0)
                     AuthHandlerPage(engine: engine, publicURL: nil).register(on: $0)
+                    EmulatorSignInPages(engine: engine).register(on: $0)
                     routes($0)
                 }),
             logger: testLogger)

@@ -55,8 +55,9 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
-def browser():
-    """Headless Chromium through Debian's chromedriver, reaching only 127.0.0.1 and localhost."""
+def browser(mapped_hosts: dict | None = None):
+    """Headless Chromium through Debian's chromedriver, reaching only 127.0.0.1 and localhost. `mapped_hosts`
+    sends a host's HTTPS (port 443) to a local TLS server's port instead, whose certificate is then not checked."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -67,8 +68,12 @@ def browser():
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--disable-default-apps", "--disable-domain-reliability", "--no-proxy-server",
                 # Any host but loopback fails to resolve: no traffic leaves 127.0.0.1.
-                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"]:
+                "--host-resolver-rules=" + "".join(f"MAP {host}:443 127.0.0.1:{port} , "
+                                                   for host, port in (mapped_hosts or {}).items())
+                + "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1, EXCLUDE localhost"]:
         options.add_argument(arg)
+    if mapped_hosts:
+        options.add_argument("--ignore-certificate-errors")
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 

@@ -149,8 +149,7 @@ extension AuthEngine {
             EmailActionCode(
                 codeHash: hash, projectID: project.projectID, kind: kind, email: email,
                 newEmail: newEmail, createdAt: now, expiresAt: now.addingTimeInterval(Self.lifetime(of: kind))))
-        let link = Self.actionLink(
-            project: project, kind: kind, code: code, continueURL: r.continueURL, locale: origin.locale)
+        let link = Self.actionLink(origin: origin, kind: kind, code: code, continueURL: r.continueURL)
         if r.returnLink {
             // Firebase's emulator lists every code it made, also the ones an admin took as a link.
             if origin.emulator {
@@ -288,12 +287,10 @@ extension AuthEngine {
 
     static func actionCodeHash(_ code: String) -> [UInt8] { Array(SHA256.hash(data: Data(code.utf8))) }
 
-    static func actionLink(
-        project: ProjectConfig, kind: EmailActionCode.Kind, code: String, continueURL: String?, locale: String?
-    )
+    static func actionLink(origin: RequestOrigin, kind: EmailActionCode.Kind, code: String, continueURL: String?)
         -> String
     {
-        var components = URLComponents(string: project.emailActionURL) ?? URLComponents()
+        let project = origin.project
         let mode =
             switch kind {
             case .passwordReset: "resetPassword"
@@ -303,6 +300,22 @@ extension AuthEngine {
             case .emailSignIn: "signIn"
             case .revertSecondFactorAddition: "revertSecondFactorAddition"
             }
+        if let emulator = origin.emulatorLinks,
+            project.emailActionURL == ProjectConfig(projectID: project.firebaseProjectID).emailActionURL
+        {
+            // The emulator's shape and order, on its own handler (a project's own emailActionURL still wins).
+            var components = URLComponents(string: emulator.baseURL + "/emulator/action") ?? URLComponents()
+            var items = [
+                URLQueryItem(name: "mode", value: mode), URLQueryItem(name: "lang", value: origin.locale ?? "en"),
+                URLQueryItem(name: "oobCode", value: code), URLQueryItem(name: "apiKey", value: emulator.apiKey),
+            ]
+            if emulator.namesProject { items.append(URLQueryItem(name: "projectId", value: project.firebaseProjectID)) }
+            if let continueURL { items.append(URLQueryItem(name: "continueUrl", value: continueURL)) }
+            if let tenant = project.tenantID { items.append(URLQueryItem(name: "tenantId", value: tenant)) }
+            components.queryItems = items
+            return components.string ?? emulator.baseURL
+        }
+        var components = URLComponents(string: project.emailActionURL) ?? URLComponents()
         var items = [URLQueryItem(name: "mode", value: mode), URLQueryItem(name: "oobCode", value: code)]
         if let key = project.apiKeys.first {
             items.append(URLQueryItem(name: "apiKey", value: key))
@@ -313,7 +326,7 @@ extension AuthEngine {
         // A tenant's link names the tenant, as Firebase's do, so the handler acts in the tenant's scope.
         if let tenant = project.tenantID { items.append(URLQueryItem(name: "tenantId", value: tenant)) }
         if let continueURL { items.append(URLQueryItem(name: "continueUrl", value: continueURL)) }
-        items.append(URLQueryItem(name: "lang", value: locale ?? "en"))
+        items.append(URLQueryItem(name: "lang", value: origin.locale ?? "en"))
         components.queryItems = (components.queryItems ?? []) + items
         return components.string ?? project.emailActionURL
     }
@@ -462,8 +475,7 @@ extension AuthEngine {
         stored.expiresAt = now.addingTimeInterval(Self.lifetime(of: model.kind))
         do {
             try await store.insertEmailActionCode(stored)
-            let link = Self.actionLink(
-                project: project, kind: model.kind, code: code, continueURL: nil, locale: origin.locale)
+            let link = Self.actionLink(origin: origin, kind: model.kind, code: code, continueURL: nil)
             try await deliver(
                 kind: model.kind, template: template, to: model.email, code: code, hash: stored.codeHash, link: link,
                 values: .init(

@@ -179,9 +179,10 @@ public struct AuthRoutes: Sendable {
                 pathTenant: pathTenant, wire: wire)
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
             if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
-            let origin = RequestOrigin(
+            var origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator,
                 userAgent: wire.headers[.userAgent])
+            origin.emulatorLinks = emulatorLinks(request, wire, project)
             return WireResponse.json(try await handler(wire, origin))
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
@@ -191,10 +192,19 @@ public struct AuthRoutes: Sendable {
         let project = try scoped(
             try engine.projects.resolve(apiKey: wire.apiKey, pathProject: pathProject), pathTenant: pathTenant, wire: wire)
         if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
-        let origin = RequestOrigin(
+        var origin = RequestOrigin(
             project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator,
             userAgent: wire.headers[.userAgent])
+        origin.emulatorLinks = emulatorLinks(request, wire, project)
         return WireResponse.json(try await client(wire, origin))
+    }
+
+    /// In emulator mode, e-mail links open the emulator's `/emulator/action` on the host this request reached.
+    func emulatorLinks(_ request: Request, _ wire: WireRequest, _ project: ProjectConfig) -> EmulatorLinks? {
+        guard engine.isEmulator, let host = request.head.authority else { return nil }
+        return EmulatorLinks(
+            baseURL: "http://\(host)", apiKey: wire.apiKey,
+            namesProject: project.firebaseProjectID != engine.projects.defaultProjectID)
     }
 
     /// The tenant a request is for: the path's `{tenant}` or the body's `tenantId` (which must agree), or else the
