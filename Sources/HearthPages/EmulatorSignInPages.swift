@@ -47,16 +47,16 @@ public struct EmulatorSignInPages: Sendable {
             project = try engine.projects.tenant(tenant, of: project)
         }
         var accounts: [JSONValue] = []
-        for user in try await engine.store.users(projectID: project.projectID, afterUID: nil, limit: Self.scanLimit) {
-            for info in user.providers where info.providerID == providerID {
-                var account: [String: JSONValue] = ["sub": .string(info.rawID)]
-                account["email"] = info.email.map(JSONValue.string)
-                account["name"] = info.displayName.map(JSONValue.string)
-                account["picture"] = info.photoURL.map(JSONValue.string)
-                accounts.append(.object(account))
-            }
+        for info in try await engine.signedInIdentities(
+            projectID: project.projectID, providerID: providerID, limit: Self.scanLimit)
+        {
+            var account: [String: JSONValue] = ["sub": .string(info.rawID)]
+            account["email"] = info.email.map(JSONValue.string)
+            account["name"] = info.displayName.map(JSONValue.string)
+            account["picture"] = info.photoURL.map(JSONValue.string)
+            accounts.append(.object(account))
         }
-        let nonce = engine.random.token(bytes: 16)
+        let nonce = engine.randomToken(bytes: 16)
         // The accounts reach the script as JSON in a data block; `<` is escaped so no value can close the element.
         let data = JSONValue.array(accounts).jsonText.replacingOccurrences(of: "<", with: "\\u003c")
         let html = """
@@ -143,7 +143,7 @@ public struct EmulatorSignInPages: Sendable {
     /// The iframe the web SDK embeds in the app's page: it hands the SDK the stored redirect event (or "none"), and a
     /// popup's event when the handler posts it, through `gapi.iframes`, Google's script as the emulator's uses it.
     func iframe() -> Response {
-        let nonce = engine.random.token(bytes: 16)
+        let nonce = engine.randomToken(bytes: 16)
         let html = """
             <!doctype html>
             <meta charset="utf-8"><title>Auth Emulator Helper Iframe</title>

@@ -18,4 +18,11 @@ extension AuthEngine {
     public func deleteAllUsers(projectID: String) async throws -> Int {
         try await store.deleteAllUsers(projectID: projectID)
     }
+
+    /// The identities a provider has signed in with so far, from the first `limit` users: the emulator's account
+    /// picker offers them again.
+    public func signedInIdentities(projectID: String, providerID: String, limit: Int) async throws -> [ProviderUserInfo] {
+        try await store.users(projectID: projectID, afterUID: nil, limit: limit)
+            .flatMap { user in user.providers.filter { $0.providerID == providerID } }
+    }
 }
