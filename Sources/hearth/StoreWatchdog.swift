@@ -107,13 +107,17 @@ final class StoreWatchdog: Sendable {
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<String??, Never>) in
             let once = Once()
-            Task {
-                let value = await task.value
-                if once.first() { continuation.resume(returning: .some(value)) }
-            }
-            Task {
+            let timer = Task {
                 try? await Task.sleep(for: limit)
                 if once.first() { continuation.resume(returning: .none) }
+            }
+            Task {
+                let value = await task.value
+                if once.first() {
+                    // The timer has nothing left to decide: stop its sleep rather than leave it for `limit`.
+                    timer.cancel()
+                    continuation.resume(returning: .some(value))
+                }
             }
         }
     }
