@@ -50,6 +50,10 @@ struct GoogleAPIDescriptionTests {
             #expect(set.status == 200)
             let config = try await c.send("/v1/projects", method: .get)
             #expect(config["authorizedDomains"]?.arrayValue == ["app.example.com"])
+            let mistyped = try await c.admin(
+                "\(v3)/setProjectConfig", ["authorizedDomains": ["x.example", 3]], token: token)
+            #expect(mistyped.errorCode == "INVALID_CONFIG")
+            #expect(try await c.send("/v1/projects", method: .get)["authorizedDomains"]?.arrayValue == ["app.example.com"])
             let refused = try await c.admin("\(v3)/setProjectConfig", ["enableAnonymousUser": true], token: token)
             #expect(refused.errorCode == "INVALID_CONFIG")
             #expect(try await c.post("\(v3)/setProjectConfig", [:]).status == 401)

@@ -138,7 +138,12 @@ extension ProjectConfig {
             guard case .array(let items) = domains else {
                 throw AuthError(.invalidConfig, "authorizedDomains is a list")
             }
-            config.authorizedDomains = items.compactMap(\.stringValue)
+            // A list with a non-string in it is refused whole, not stored without the odd item.
+            let domains = items.compactMap(\.stringValue)
+            guard domains.count == items.count else {
+                throw AuthError(.invalidConfig, "authorizedDomains is a list of strings")
+            }
+            config.authorizedDomains = domains
         }
         if let mfa = get("mfa"), mfa != .null {
             config.mfa = try MFASettings(json: mfa)
