@@ -16,6 +16,9 @@ import Hummingbird
 ///
 /// The code in that link is worthless without the app's raw session id and the verifier the store keeps, and the
 /// handler only ever redirects to the app's own callback scheme or a domain the project authorizes.
+///
+/// Firebase's JS SDK opens the same handler with a web `authType` (`signInViaPopup`, …) and no `sessionId`; it takes
+/// the result as an auth event through `/__/auth/iframe` (`AuthHandlerPage+WebSDK.swift`).
 public struct AuthHandlerPage: Sendable {
     let engine: AuthEngine
     /// The server's public base URL (`publicURL`); without one, the request's Host names it.
@@ -31,6 +34,9 @@ public struct AuthHandlerPage: Sendable {
         router.get(RouterPath(stringLiteral: Self.path)) { request, context in await handle(request, context) }
         // The reCAPTCHA page's form posts the solved token back here (`authType=verifyApp`).
         router.post(RouterPath(stringLiteral: Self.path)) { request, context in await handle(request, context) }
+        router.get(RouterPath(stringLiteral: AuthIframePage.path)) { request, context in
+            await AuthIframePage(engine: engine).handle(request, context)
+        }
     }
 
     func handle(_ request: Request, _ context: HearthRequestContext) async -> Response {
@@ -58,6 +64,7 @@ public struct AuthHandlerPage: Sendable {
     /// the app as `firebaseError`, as Firebase's handler reports them.
     func start(_ wire: WireRequest, _ request: Request) async throws -> Response {
         let (project, redirectURL) = try appTarget(wire)
+        let web = try WebSignInStart(wire, redirectURL: redirectURL, sessionID: engine.randomToken(bytes: 32))
         do {
             guard let providerID = try wire.string("providerId"), !providerID.isEmpty else {
                 throw AuthError(.invalidProviderID, "providerId is missing.")
@@ -74,13 +81,17 @@ public struct AuthHandlerPage: Sendable {
             }
             let origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: try wire.string("hl"), emulator: engine.isEmulator)
+            // The web SDK has no session of its own here: the handler makes one and hands it over with the event.
+            let sessionHash = try web.map { AuthEngine.webSessionHash($0.sessionID) } ?? wire.string("sessionId") ?? ""
             let authorization = try await engine.startBrowserSignIn(
                 BrowserSignInStart(
-                    providerID: providerID, sessionHash: try wire.string("sessionId") ?? "", redirectURL: redirectURL,
+                    providerID: providerID, sessionHash: sessionHash, redirectURL: redirectURL,
                     callbackURL: callbackURL(request), scopes: scopes, customParameters: custom),
                 origin: origin)
-            return Self.redirect(authorization)
+            if let web { return webStartPage(web, authorization) }
+            return Self.redirect(authorization.url)
         } catch let error as AuthError {
+            if let web { return webEventPage(web.failure(Self.firebaseError(error)), to: web) }
             return Self.redirect(Self.appURL(redirectURL, error: Self.firebaseError(error)))
         }
     }
@@ -100,7 +111,8 @@ public struct AuthHandlerPage: Sendable {
         return (project, redirectURL)
     }
 
-    /// Step 2. The state is accepted once; the app gets the link, or the provider's refusal.
+    /// Step 2. The state is accepted once; the app gets the link, or the provider's refusal. A web page's sign-in
+    /// (an `http(s)` redirect URL) returns through a page that finds the web SDK's start in this tab, if any.
     func providerReturned(_ wire: WireRequest, state: String) async throws -> Response {
         let providerError = try wire.string("error") ?? (try wire.string("denied")).map { _ in "access_denied" }
         let code = try wire.string("code") ?? wire.string("oauthVerifier")
@@ -117,11 +129,19 @@ public struct AuthHandlerPage: Sendable {
                     "message": .string(
                         "The provider refused the sign-in (\(reason))" + (description.map { ": \($0)" } ?? "")),
                 ]
-            return Self.redirect(Self.appURL(pending.redirectURL, error: error))
+            let appLink = Self.appURL(pending.redirectURL, error: error)
+            if Self.isWebPage(pending.redirectURL) {
+                return webReturnPage(state: state, urlResponse: nil, error: error, appLink: appLink)
+            }
+            return Self.redirect(appLink)
         }
         let link = Self.appURL(pending.callbackURL, items: [("state", state), ("code", code ?? "")])
         let deepLink = Self.appURL(pending.callbackURL, items: [("authType", "signInWithRedirect"), ("link", link)])
-        return Self.redirect(Self.appURL(pending.redirectURL, items: [("deep_link_id", deepLink)]))
+        let appLink = Self.appURL(pending.redirectURL, items: [("deep_link_id", deepLink)])
+        if Self.isWebPage(pending.redirectURL) {
+            return webReturnPage(state: state, urlResponse: link, error: nil, appLink: appLink)
+        }
+        return Self.redirect(appLink)
     }
 
     /// Phone app verification's fallback (`authType=verifyApp`), what FirebaseAuth opens when no silent push

@@ -346,6 +346,57 @@ struct BrowserSignInTests {
         }
     }
 
+    /// The data block of one of the handler's web SDK pages.
+    static func webData(_ page: String) throws -> JSONValue {
+        let open = #"<script type="application/json" id="hearth-data">"#
+        let start = try #require(page.range(of: open))
+        let end = try #require(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        return try JSONValue(parsing: String(page[start.upperBound..<end.lowerBound]))
+    }
+
+    /// Firebase's JS SDK: a web `authType` and no `sessionId`. The handler makes the session id and keeps it in the
+    /// tab (the start page's data, never a URL); the return page carries the link the SDK presents with it.
+    @Test func theWebSDKsSignInGetsItsSessionFromTheHandler() async throws {
+        try await Self.withServer { idp, browser in
+            func handler(_ authType: String, redirectURL: String) -> String {
+                var c = URLComponents(string: browser.base + "/__/auth/handler")!
+                c.queryItems = [
+                    ("apiKey", Self.apiKey), ("appName", "[DEFAULT]"), ("authType", authType),
+                    ("providerId", "github.com"), ("eventId", "e7"), ("redirectUrl", redirectURL), ("v", "12"),
+                ].map { URLQueryItem(name: $0.0, value: $0.1) }
+                return c.string!
+            }
+            // The event goes back by script: an app's callback scheme, or a host the project does not authorize,
+            // is a page before anything starts.
+            for target in [Self.appRedirect, "https://evil.example.com/app"] {
+                let refused = try await browser.get(handler("signInViaPopup", redirectURL: target))
+                #expect(refused.status == 400, "\(target)")
+                #expect(!refused.body.contains("hearth-data"), "\(target)")
+            }
+            #expect(idp.authorizeRequests.withLock { $0.isEmpty })
+
+            let start = try await browser.get(handler("signInViaRedirect", redirectURL: "http://localhost:5000/app"))
+            #expect(start.status == 200, "\(start.body)")
+            let data = try Self.webData(start.body)
+            let sessionID = try #require(data["start"]?["sessionId"]?.stringValue)
+            #expect(data["start"]?["eventId"] == "e7")
+            #expect(data["start"]?["type"] == "signInViaRedirect")
+            let providerURL = try #require(data["providerUrl"]?.stringValue)
+            #expect(!providerURL.contains(sessionID))
+            #expect(Self.query(providerURL)["state"] == data["state"]?.stringValue)
+
+            let approved = try await browser.get(providerURL)
+            let back = try await browser.get(try #require(approved.location))
+            #expect(back.status == 200, "\(back.body)")
+            #expect(!back.body.contains(sessionID))
+            let link = try #require(try Self.webData(back.body)["urlResponse"]?.stringValue)
+            #expect(try await browser.signInWithIdp(requestURI: link, sessionID: "guess").status == 400)
+            let signedIn = try await browser.signInWithIdp(requestURI: link, sessionID: sessionID)
+            #expect(signedIn.status == 200, "\(signedIn.json)")
+            #expect(signedIn.string("providerId") == "github.com")
+        }
+    }
+
     @Test func browserSignInsPerClientAreLimited() async throws {
         try await Self.withServer(browserSignInsPerHour: 2) { idp, browser in
             for _ in 0..<2 {

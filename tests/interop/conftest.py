@@ -16,9 +16,9 @@ BINARY = os.environ.get("HEARTH_BINARY", os.path.join(os.path.dirname(__file__),
 
 
 class Hearth:
-    def __init__(self, port: int, data_dir: str, project: str):
+    def __init__(self, port: int, data_dir: str, project: str, scheme: str = "http"):
         self.port = port
-        self.base = f"http://127.0.0.1:{port}"
+        self.base = f"{scheme}://127.0.0.1:{port}"
         self.host = f"127.0.0.1:{port}"
         self.data_dir = data_dir
         self.project = project
@@ -102,6 +102,7 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
     )
     hearth_proc = proc
     port = admin_port = None
+    scheme = "http"
     deadline = time.time() + 60
     lines = []
     while time.time() < deadline and (port is None or admin_port is None):
@@ -109,9 +110,9 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
         if not line:
             break
         lines.append(line)
-        match = re.search(r"hearth listening on http://127\.0\.0\.1:(\d+)", line)
+        match = re.search(r"hearth listening on (https?)://127\.0\.0\.1:(\d+)", line)
         if match:
-            port = int(match.group(1))
+            scheme, port = match.group(1), int(match.group(2))
         match = re.search(r"operator endpoints .* on http://127\.0\.0\.1:(\d+)", line)
         if match:
             admin_port = int(match.group(1))
@@ -121,7 +122,7 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
     # Keep draining the log so the server never blocks on a full pipe.
     drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=subprocess.DEVNULL)
     try:
-        server = Hearth(port, data_dir, project)
+        server = Hearth(port, data_dir, project, scheme)
         server.process = hearth_proc
         server.admin_base = f"http://127.0.0.1:{admin_port}"
         yield server

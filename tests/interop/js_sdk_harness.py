@@ -72,9 +72,14 @@ def build_sdk() -> str:
 
 
 class AppServer:
-    """The web app's origin: its page and the SDK bundle, plus whatever extra paths a test adds."""
+    """The web app's origin: its page and the SDK bundle, plus whatever extra paths a test adds. Served over HTTP on
+    `port` and over HTTPS on `tls_port` (a throwaway certificate), for an app on a named host that a browser reaches
+    through `mapped_hosts` (`https://<host>/` on the auth domain's site)."""
 
     def __init__(self, bundle: str):
+        import ssl
+        from smtp_sink import make_certificates
+
         with open(bundle, "rb") as f:
             self.files = {"/firebase.js": (f.read(), "text/javascript")}
         with open(os.path.join(HERE, "js_sdk", "app.html"), "rb") as f:
@@ -82,7 +87,15 @@ class AppServer:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.port = self.server.server_address[1]
         self.origin = f"http://localhost:{self.port}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.directory = tempfile.mkdtemp(prefix="hearth-app-tls-")
+        make_certificates(self.directory)
+        self.tls_server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(os.path.join(self.directory, "server.pem"), os.path.join(self.directory, "server.key"))
+        self.tls_server.socket = context.wrap_socket(self.tls_server.socket, server_side=True)
+        self.tls_port = self.tls_server.server_address[1]
+        for server in (self.server, self.tls_server):
+            threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def _handler(self):
         files = self.files
@@ -105,6 +118,8 @@ class AppServer:
 
     def stop(self):
         self.server.shutdown()
+        self.tls_server.shutdown()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 class GapiServer:

@@ -19,6 +19,7 @@ import requests
 
 from conftest import browser, free_port, needs_chromium, start
 from js_sdk_harness import AppServer, GapiServer, WebApp, build_sdk
+from oauth_provider import CLIENT_ID, CLIENT_SECRET, Provider
 
 pytestmark = needs_chromium
 
@@ -27,6 +28,10 @@ TEST_PHONE, TEST_CODE = "+16505553434", "654321"
 MFA = {"state": "ENABLED", "enabledProviders": [],
        "providerConfigs": [{"state": "ENABLED", "totpProviderConfig": {"adjacentIntervals": 1}}]}
 OWNER = {"Authorization": "Bearer owner"}
+# Production: Hearth serves HTTPS on the auth domain, and the popup/redirect app is on the same site (a redirect's
+# event is kept in the auth domain's sessionStorage, which Chromium partitions by top-level site). Chromium's
+# --host-resolver-rules send these names to local ports; the foreign app is not an authorized domain.
+AUTH_DOMAIN, APP_HOST, FOREIGN_HOST = "auth.hearth.test", "app.hearth.test", "evil.hearth.test"
 
 
 @pytest.fixture(scope="module")
@@ -81,28 +86,41 @@ def emulator_mode():
         yield hearth, settings, OutboxMail(hearth)
 
 
-def production_mode():
-    """A production-mode server mailing through aiosmtpd; the SDK reaches it through its host-prefixed paths."""
+def production_mode(provider):
+    """A production-mode server over TLS (a throwaway certificate) on AUTH_DOMAIN, mailing through aiosmtpd, signing
+    in through `provider` (GitHub-shaped); the SDK reaches it through its host-prefixed paths."""
+    from smtp_sink import make_certificates
+
     directory = tempfile.mkdtemp(prefix="hearth-js-smtp-")
+    tls = tempfile.mkdtemp(prefix="hearth-js-tls-")
+    make_certificates(tls)
+    idp = f"http://127.0.0.1:{provider.port}"
     sink = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode",
                              "plain", "--out", directory], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = sink.stdout.readline().split()
     assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
     port = free_port()
     config = {
-        "publicURL": f"http://127.0.0.1:{port}",
+        "publicURL": f"https://{AUTH_DOMAIN}",
         "email": {"provider": "smtp", "smtp": {"host": "127.0.0.1", "port": int(line[1]), "security": "none",
                                                "from": "noreply@hearth.test"}},
         "projects": [{
             "projectId": "js-sdk-prod", "apiKeys": [API_KEY], "rateLimits": {"signUpsPerIPPerHour": 0},
             "mfa": MFA, "phone": {"testPhoneNumbers": {TEST_PHONE: TEST_CODE}},
+            "authorizedDomains": ["localhost", APP_HOST],
+            "federation": {"oauth": {"github.com": {
+                "clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET,
+                "authorizationUrl": idp + "/login/oauth/authorize", "tokenUrl": idp + "/login/oauth/access_token",
+                "userInfoUrl": idp + "/user", "emailsUrl": idp + "/user/emails"}}},
         }],
     }
     try:
-        for hearth in start("js-sdk-prod", config=config, port=port):
-            settings = {"apiKey": API_KEY, "projectId": hearth.project, "authDomain": hearth.host,
-                        "apiScheme": "http", "apiHost": f"{hearth.host}/identitytoolkit.googleapis.com",
-                        "tokenApiHost": f"{hearth.host}/securetoken.googleapis.com"}
+        for hearth in start("js-sdk-prod", "--tls-cert", os.path.join(tls, "server.pem"), "--tls-key",
+                            os.path.join(tls, "server.key"), config=config, port=port):
+            hearth.ca = os.path.join(tls, "ca.pem")  # what a Python client trusts the server's certificate by
+            settings = {"apiKey": API_KEY, "projectId": hearth.project, "authDomain": AUTH_DOMAIN,
+                        "apiScheme": "https", "apiHost": f"{AUTH_DOMAIN}/identitytoolkit.googleapis.com",
+                        "tokenApiHost": f"{AUTH_DOMAIN}/securetoken.googleapis.com"}
             yield hearth, settings, SMTPMail(directory)
     finally:
         sink.stdin.close()
@@ -116,15 +134,25 @@ def gapi_server():
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def provider():
+    p = Provider()
+    yield p
+    p.stop()
+
+
 @pytest.fixture(scope="module", params=["emulator", "production"])
-def web(request, app_server, gapi_server):
+def web(request, app_server, gapi_server, provider):
     """(WebApp on a fresh page, Hearth, mailbox) for one mode; one server and one browser per mode."""
-    mode = emulator_mode() if request.param == "emulator" else production_mode()
+    mode = emulator_mode() if request.param == "emulator" else production_mode(provider)
     hearth, settings, mail = next(mode)
-    driver = browser(mapped_hosts=gapi_server.mapped_hosts)
+    mapped = dict(gapi_server.mapped_hosts)
+    if request.param == "production":
+        mapped.update({AUTH_DOMAIN: hearth.port, APP_HOST: app_server.tls_port, FOREIGN_HOST: app_server.tls_port})
+    driver = browser(mapped_hosts=mapped)
     try:
         app = WebApp(driver, app_server, settings)
-        app.mode, app.hearth, app.mail = request.param, hearth, mail
+        app.mode, app.hearth, app.mail, app.provider = request.param, hearth, mail, provider
         yield app
     finally:
         driver.quit()
@@ -410,61 +438,135 @@ def sign_in_on_the_emulators_picker(app, email: str, name: str):
         app.driver.find_element(By.ID, "sign-in").click()
 
 
-def test_redirect_sign_in_with_google(app, request):
-    """signInWithRedirect to the provider's page and back, then getRedirectResult, as a web app does it. The app is
-    on 127.0.0.1, the same site as Hearth: Chromium partitions the handler iframe's storage by the top-level site, so
-    the redirect's event is found only when app and auth domain are one site (Firebase's own advice)."""
+def sign_in_at_the_provider(app, email: str, name: str, user_id: int):
+    """The emulator's account picker, or in production the provider's consent page (as the user `user_id`)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
-    if app.mode == "production":
-        request.applymarker(pytest.mark.xfail(
-            reason="production /__/auth/handler and /__/auth/iframe do not speak the web SDK's channel yet "
-                   "(it needs the auth domain on HTTPS and the handler to finish a real provider's round trip)"))
-    origin = f"http://127.0.0.1:{app.app_server.port}"
+    if app.mode == "emulator":
+        return sign_in_on_the_emulators_picker(app, email, name)
+    app.provider.user = {"id": user_id, "name": name, "email": email}
+    try:
+        WebDriverWait(app.driver, 15).until(expected_conditions.element_to_be_clickable((By.ID, "approve"))).click()
+    except Exception:
+        raise AssertionError(f"no consent page at {app.driver.current_url}: {app.driver.page_source[:800]}")
+
+
+def app_origin(app, host: str = APP_HOST) -> str:
+    """Where the popup/redirect app runs: 127.0.0.1 beside the emulator, else a named host on the auth domain's
+    site over HTTPS."""
+    return f"http://127.0.0.1:{app.app_server.port}" if app.mode == "emulator" else f"https://{host}"
+
+
+def test_redirect_sign_in(app):
+    """signInWithRedirect to the provider's page and back, then getRedirectResult, as a web app does it. The app is
+    on the auth domain's site: Chromium partitions the auth iframe's storage by the top-level site, so the
+    redirect's event is found only when app and auth domain are one site (Firebase's own advice)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    origin = app_origin(app)
     app.open(origin=origin)
     email = unique_email("redirect")
+    user_id = time.time_ns() % 10**9
     uids = []
     for _ in range(2):
         app.driver.execute_script(
-            "setTimeout(() => firebase.signInWithRedirect(auth, new firebase.GoogleAuthProvider()), 0);")
-        WebDriverWait(app.driver, 15).until(lambda d: "/auth/handler" in d.current_url)
-        sign_in_on_the_emulators_picker(app, email, "Grace Hopper")
+            "setTimeout(() => firebase.signInWithRedirect(auth, new firebase.GithubAuthProvider()), 0);")
+        WebDriverWait(app.driver, 15).until(lambda d: not d.current_url.startswith(origin))
+        sign_in_at_the_provider(app, email, "Grace Hopper", user_id)
         WebDriverWait(app.driver, 15).until(lambda d: d.current_url.startswith(origin + "/app"))
         app.start()
         result = app.run("const r = await fb.getRedirectResult(auth);"
                          "return r && [r.user.uid, r.user.email, r.user.displayName, r.providerId, r.operationType,"
                          "  fb.getAdditionalUserInfo(r).isNewUser];")
         assert result is not None, "getRedirectResult found no sign-in"
-        assert result[1:] == [email, "Grace Hopper", "google.com", "signIn", not uids]
+        assert result[1:] == [email, "Grace Hopper", "github.com", "signIn", not uids]
         uids.append(result[0])
+        # The event was handed over once: a reload finds none.
+        app.start()
+        assert app.run("const r = await fb.getRedirectResult(auth); return r && r.user.uid;") is None
         app.run("await fb.signOut(auth);")
-    # The second time the picker offered the account the first made.
+    # The second time the same account signed in.
     assert uids[0] == uids[1]
 
 
-def test_popup_sign_in_with_github(app, request):
+def start_popup(app, provider: str = "GithubAuthProvider"):
+    app.driver.execute_script(
+        "window.popupResult = null;"
+        f"firebase.signInWithPopup(auth, new firebase.{provider}()).then("
+        "  r => window.popupResult = [r.user.email, r.providerId, r.operationType],"
+        "  e => window.popupResult = [e.code]);")
+
+
+def test_popup_sign_in(app):
     """signInWithPopup: the provider's page in a window of its own, the result back in the app's page."""
     from selenium.webdriver.support.ui import WebDriverWait
 
-    if app.mode == "production":
-        request.applymarker(pytest.mark.xfail(
-            reason="production /__/auth/handler and /__/auth/iframe do not speak the web SDK's channel yet"))
-    origin = f"http://127.0.0.1:{app.app_server.port}"
-    app.open(origin=origin)
+    app.open(origin=app_origin(app))
     main = app.driver.current_window_handle
-    app.driver.execute_script(
-        "window.popupResult = null;"
-        "firebase.signInWithPopup(auth, new firebase.GithubAuthProvider()).then("
-        "  r => window.popupResult = [r.user.email, r.providerId, r.operationType],"
-        "  e => window.popupResult = [e.code]);")
+    start_popup(app)
     wait = WebDriverWait(app.driver, 15)
     wait.until(lambda d: len(d.window_handles) == 2)
     app.driver.switch_to.window(next(h for h in app.driver.window_handles if h != main))
     email = unique_email("popup")
     try:
-        sign_in_on_the_emulators_picker(app, email, "Octo Cat")
+        sign_in_at_the_provider(app, email, "Octo Cat", time.time_ns() % 10**9)
     finally:
         app.driver.switch_to.window(main)
     result = wait.until(lambda d: d.execute_script("return window.popupResult;"))
     assert result == [email, "github.com", "signIn"]
     assert app.run("return auth.currentUser.email;") == email
+
+
+def test_popup_from_an_unauthorized_domain_gets_no_sign_in(app):
+    """An app page on a domain the project does not authorize: the SDK refuses before any window opens (it reads
+    the project's authorized domains), as it does against Firebase."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    if app.mode == "emulator":
+        pytest.skip("the emulator, like Firebase's, authorizes every origin")
+    app.open(origin=app_origin(app, FOREIGN_HOST))
+    start_popup(app)
+    result = WebDriverWait(app.driver, 15).until(lambda d: d.execute_script("return window.popupResult;"))
+    assert result == ["auth/unauthorized-domain"]
+    assert len(app.driver.window_handles) == 1
+
+
+def test_the_handler_sends_no_event_to_a_forged_app(app):
+    """Attacks on the handler itself: a redirectUrl on another host is a page, never a redirect or an event; a
+    replayed provider return is refused; a return this tab did not start delivers nothing to the web SDK."""
+    if app.mode == "emulator":
+        pytest.skip("production's /__/auth/handler")
+    handler = f"{app.hearth.base}/__/auth/handler"
+    query = {"apiKey": API_KEY, "appName": "[DEFAULT]", "authType": "signInViaPopup", "providerId": "github.com",
+             "eventId": "e1", "v": "test"}
+    for forged in [f"https://{FOREIGN_HOST}/app", f"https://{APP_HOST}.{FOREIGN_HOST}/", "javascript:alert(1)",
+                   f"https://{APP_HOST}@{FOREIGN_HOST}/", "hearth-js-sdk-prod://firebaseauth/link"]:
+        answer = requests.get(handler, params={**query, "redirectUrl": forged}, allow_redirects=False,
+                              verify=app.hearth.ca, timeout=10)
+        assert answer.status_code == 400, forged
+        assert "location" not in answer.headers and "hearth-data" not in answer.text, forged
+    # A real start: a page keeping the start in the tab, then the provider; the session id is never in a URL.
+    started = requests.get(handler, params={**query, "redirectUrl": f"https://{APP_HOST}/app"},
+                           allow_redirects=False, verify=app.hearth.ca, timeout=10)
+    assert started.status_code == 200, started.text
+    data = json.loads(re.search(r'id="hearth-data">(.*?)</script>', started.text).group(1))
+    assert data["providerUrl"].startswith(f"http://127.0.0.1:{app.provider.port}/login/oauth/authorize?")
+    assert data["start"]["sessionId"] not in data["providerUrl"]
+    assert "'nonce-" in started.headers["Content-Security-Policy"]
+    approved = requests.get(data["providerUrl"].replace("/login/oauth/authorize", "/approve"),
+                            allow_redirects=False, timeout=10)
+    # Python resolves no test names: the auth domain's return reaches the server directly.
+    back = approved.headers["Location"].replace(f"https://{AUTH_DOMAIN}", app.hearth.base)
+    returned = requests.get(back, allow_redirects=False, verify=app.hearth.ca, timeout=10)
+    assert returned.status_code == 200
+    # The return page carries the link but not the session id: only the tab that started holds that.
+    assert data["start"]["sessionId"] not in returned.text
+    replayed = requests.get(back, allow_redirects=False, verify=app.hearth.ca, timeout=10)
+    assert replayed.status_code == 400 and "hearth-data" not in replayed.text
+    link = json.loads(re.search(r'id="hearth-data">(.*?)</script>', returned.text).group(1))["urlResponse"]
+    sign_in = f"{app.hearth.base}/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp"
+    stolen = requests.post(sign_in, params={"key": API_KEY}, verify=app.hearth.ca, timeout=10,
+                           json={"requestUri": link, "sessionId": "guessed", "returnSecureToken": True})
+    assert stolen.status_code == 400 and "INVALID_IDP_RESPONSE" in stolen.text

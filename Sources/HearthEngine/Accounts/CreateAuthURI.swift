@@ -98,7 +98,8 @@ extension AuthEngine {
             BrowserSignInStart(
                 providerID: providerID, sessionHash: Self.webSessionHash(sessionID), redirectURL: continueURI,
                 callbackURL: continueURI, scopes: request.scopes, customParameters: request.customParameters),
-            origin: origin)
+            origin: origin
+        ).url
         return CreateAuthURIResult(
             authURI: authURI, providerID: providerID.lowercased(), sessionID: sessionID, registered: nil,
             signInMethods: nil)

@@ -30,6 +30,13 @@ public struct BrowserSignInStart: Sendable {
     }
 }
 
+/// Where to send the user to sign in at the provider, and the `state` (for Twitter, the request token) the provider
+/// will return with: the web SDK's handler keeps its event under it in the browser until the provider returns.
+public struct BrowserAuthorization: Sendable {
+    public var url: String
+    public var state: String
+}
+
 /// What `accounts:signInWithIdp` presents to finish a browser sign-in: the `state` and `code` of its `requestUri`,
 /// and the raw session id.
 public struct BrowserSignInResponse: Sendable {
@@ -49,7 +56,9 @@ extension AuthEngine {
     static let authorizationLifetime: TimeInterval = 600
 
     /// Stores a pending authorization and returns the provider's authorization URL to send the user to.
-    public func startBrowserSignIn(_ start: BrowserSignInStart, origin: RequestOrigin) async throws -> String {
+    public func startBrowserSignIn(_ start: BrowserSignInStart, origin: RequestOrigin) async throws
+        -> BrowserAuthorization
+    {
         guard start.sessionHash.count == 64, start.sessionHash.allSatisfy(\.isHexDigit) else {
             throw AuthError(.invalidArgument, "sessionId must be the SHA-256 (hex) of the app's session id.")
         }
@@ -73,9 +82,10 @@ extension AuthEngine {
             "browser sign-in started",
             metadata: ["project": "\(origin.project.projectID)", "provider": "\(flow.providerID)"])
         let challenge = Base64URL.encode(Array(SHA256.hash(data: Data(verifier.utf8))))
-        return flow.authorizationRequest(
+        let url = flow.authorizationRequest(
             redirectURI: start.callbackURL, state: state, codeChallenge: challenge, nonce: nonce, scopes: start.scopes,
             customParameters: start.customParameters)
+        return BrowserAuthorization(url: url, state: state)
     }
 
     /// The provider's redirect back to the handler, accepted once per state. Returns the pending sign-in (for its
@@ -130,7 +140,7 @@ extension AuthEngine {
 
     /// Twitter's OAuth 1.0a has no `state` or PKCE: the request token plays the state (it comes back as
     /// `oauth_token`) and its secret, sealed like a verifier, is what the exchange needs besides the verifier.
-    func startTwitter(_ start: BrowserSignInStart, _ origin: RequestOrigin) async throws -> String {
+    func startTwitter(_ start: BrowserSignInStart, _ origin: RequestOrigin) async throws -> BrowserAuthorization {
         let (url, token, secret) = try await identityProviders.twitterAuthorization(
             settings: origin.project.federation, callback: start.callbackURL, customParameters: start.customParameters)
         let now = clock.now()
@@ -144,7 +154,7 @@ extension AuthEngine {
         logger.info(
             "browser sign-in started",
             metadata: ["project": "\(origin.project.projectID)", "provider": "\(FederatedProvider.twitter)"])
-        return url
+        return BrowserAuthorization(url: url, state: token)
     }
 
     /// Whether the handler may send the user back to `url`: the app's own callback (`hearth-<project>://firebaseauth/
