@@ -55,7 +55,7 @@ extension FederationSettings {
         if let google {
             urls += [
                 ("google.keysUrl", google.keysUrl), ("google.tokenInfoUrl", google.tokenInfoUrl),
-                ("google.userInfoUrl", google.userInfoUrl),
+                ("google.userInfoUrl", google.userInfoUrl), ("google.tokenUrl", google.tokenUrl),
             ]
         }
         if let facebook { urls += [("facebook.graphUrl", facebook.graphUrl), ("facebook.keysUrl", facebook.keysUrl)] }

@@ -73,9 +73,7 @@ public final class IdentityProviders: Sendable {
             let claims = try await ProviderTokenCheck(
                 issuers: google.issuers, audiences: google.clientIds, keys: keySet(google.keysUrl)
             ).verify(token, now: now)
-            if let domain = google.hostedDomain, claims["hd"]?.stringValue != domain {
-                throw AuthError(.invalidIDPResponse, "The Google account is not in the \(domain) domain.")
-            }
+            try GoogleIdentity.checkHostedDomain(claims, google)
             // Google tokens carry a nonce only when the app asked for one; when the app sends its raw nonce, it must match.
             if credential.rawNonce != nil {
                 try NonceRule.check(tokenNonce: claims["nonce"]?.stringValue, rawNonce: credential.rawNonce)

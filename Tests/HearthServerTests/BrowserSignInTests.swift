@@ -18,7 +18,8 @@ struct BrowserSignInTests {
     /// The IdP, a `hearth serve` whose project trusts it for `oidc.corp` and `github.com`, and a client that
     /// does not follow redirects.
     static func withServer(
-        browserSignInsPerHour: Int = 0, _ body: @Sendable (TestIdentityProvider, Browser) async throws -> Void
+        browserSignInsPerHour: Int = 0, googleHostedDomain: String? = nil,
+        _ body: @Sendable (TestIdentityProvider, Browser) async throws -> Void
     ) async throws {
         let idp = TestIdentityProvider(keys: [.rsa("rsa-1")])
         try await idp.serve { base in
@@ -39,6 +40,10 @@ struct BrowserSignInTests {
                                 "clientIds": ["google-web"], "keysUrl": .string(base + "/google/certs"),
                                 "tokenInfoUrl": .string(base + "/google/tokeninfo"),
                                 "userInfoUrl": .string(base + "/google/userinfo"),
+                                // The browser flow: the test IdP's endpoints stand in for Google's.
+                                "clientSecret": secret, "authorizationUrl": .string(base + "/oauth/authorize"),
+                                "tokenUrl": .string(base + "/oauth/token"), "issuers": [.string(base + "/oidc")],
+                                "hostedDomain": googleHostedDomain.map(JSONValue.string) ?? .null,
                             ],
                             "oidc": [
                                 "oidc.corp": [
@@ -565,6 +570,46 @@ struct BrowserSignInTests {
             #expect(foreign.status == 400)
             #expect(foreign.errorCode == "INVALID_IDP_RESPONSE")
             #expect(try await signIn("not-a-token").errorCode == "INVALID_IDP_RESPONSE")
+        }
+    }
+
+    /// Google in the browser: the code flow with PKCE and a nonce for the web client, the ID token from the token
+    /// endpoint checked as Google's (issuer, audience, keys, nonce).
+    @Test func googleSignsInThroughTheBrowserWithItsIDToken() async throws {
+        try await Self.withServer { idp, browser in
+            idp.oauthUser.withLock { $0 = ["sub": "g-77", "email": "Lin@Example.com", "email_verified": true] }
+            let session = UUID().uuidString
+            let hops = try await browser.signInHops(provider: "google.com", sessionID: session)
+            let asked = try #require(idp.authorizeRequests.withLock { $0.last })
+            #expect(asked["client_id"] == "google-web")
+            #expect(asked["scope"] == "openid email profile")
+            #expect(asked["code_challenge_method"] == "S256")
+            #expect((asked["nonce"] ?? "").count >= 16)
+            #expect(asked["hd"] == nil)
+            let signedIn = try await browser.signInWithIdp(requestURI: try Self.link(hops.toApp), sessionID: session)
+            #expect(signedIn.status == 200, "\(signedIn.json)")
+            #expect(signedIn.string("providerId") == "google.com")
+            #expect(signedIn.string("federatedId") == "https://accounts.google.com/g-77")
+            #expect(signedIn.string("email") == "lin@example.com")
+        }
+    }
+
+    /// A project that names a Workspace domain asks Google for it (`hd`) and admits only ID tokens of that domain.
+    @Test func googlesHostedDomainIsEnforced() async throws {
+        try await Self.withServer(googleHostedDomain: "corp.example") { idp, browser in
+            idp.oauthUser.withLock { $0 = ["sub": "g-1", "email": "a@gmail.com", "email_verified": true] }
+            let outsider = try await browser.signInHops(provider: "google.com", sessionID: "s1")
+            #expect(idp.authorizeRequests.withLock { $0.last?["hd"] } == "corp.example")
+            let refused = try await browser.signInWithIdp(requestURI: try Self.link(outsider.toApp), sessionID: "s1")
+            #expect(refused.status == 400)
+            #expect(refused.errorCode == "INVALID_IDP_RESPONSE")
+
+            idp.oauthUser.withLock {
+                $0 = ["sub": "g-2", "email": "b@corp.example", "email_verified": true, "hd": "corp.example"]
+            }
+            let member = try await browser.signInHops(provider: "google.com", sessionID: "s2")
+            let admitted = try await browser.signInWithIdp(requestURI: try Self.link(member.toApp), sessionID: "s2")
+            #expect(admitted.status == 200, "\(admitted.json)")
         }
     }
 

@@ -150,6 +150,11 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
     /// the profile.
     public var tokenInfoUrl: String = "https://oauth2.googleapis.com/tokeninfo"
     public var userInfoUrl: String = "https://openidconnect.googleapis.com/v1/userinfo"
+    /// The web client's secret (the web client is the first of `clientIds`): set, Google signs in through the
+    /// browser too (`signInWithPopup`/`Redirect`, the auth handler), with the code flow and PKCE.
+    public var clientSecret: String?
+    public var authorizationUrl: String = "https://accounts.google.com/o/oauth2/v2/auth"
+    public var tokenUrl: String = "https://oauth2.googleapis.com/token"
 
     public init(clientIds: [String], hostedDomain: String? = nil) {
         self.clientIds = clientIds
@@ -157,7 +162,8 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case clientIds, hostedDomain, keysUrl, issuers, tokenInfoUrl, userInfoUrl
+        case clientIds, hostedDomain, keysUrl, issuers, tokenInfoUrl, userInfoUrl, clientSecret, authorizationUrl,
+            tokenUrl
     }
 
     public init(from decoder: Decoder) throws {
@@ -170,6 +176,9 @@ public struct GoogleSettings: Sendable, Equatable, Codable {
         issuers = try c.decode(.issuers, default: d.issuers)
         tokenInfoUrl = try c.decode(.tokenInfoUrl, default: d.tokenInfoUrl)
         userInfoUrl = try c.decode(.userInfoUrl, default: d.userInfoUrl)
+        clientSecret = try c.decodeIfPresent(String.self, forKey: .clientSecret)
+        authorizationUrl = try c.decode(.authorizationUrl, default: d.authorizationUrl)
+        tokenUrl = try c.decode(.tokenUrl, default: d.tokenUrl)
     }
 }
 

@@ -33,6 +33,7 @@ public enum IdentityProviderConfigs {
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
             var google = f.google ?? GoogleSettings(clientIds: [])
             google.clientIds = [clientID]
+            if let secret = config["clientSecret"]?.stringValue { google.clientSecret = secret }
             f.google = google
         case "facebook.com":
             guard enabled else { f.facebook = nil; return }

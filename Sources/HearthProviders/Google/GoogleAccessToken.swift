@@ -25,9 +25,7 @@ struct GoogleAccessToken {
         guard profile.status == 200, case .object(var claims) = profile.json, claims["sub"]?.stringValue == sub else {
             throw AuthError(.invalidIDPResponse, "The Google profile could not be read.")
         }
-        if let domain = settings.hostedDomain, claims["hd"]?.stringValue != domain {
-            throw AuthError(.invalidIDPResponse, "The Google account is not in the \(domain) domain.")
-        }
+        try GoogleIdentity.checkHostedDomain(claims, settings)
         // Neither answer is a token with a nonce: nothing to use once.
         claims["nonce"] = nil
         claims["exp"] = nil

@@ -3,6 +3,13 @@ import HearthCore
 
 /// Google Sign-In ID tokens.
 enum GoogleIdentity {
+    /// A project that names a Workspace domain admits only its accounts (the ID token's `hd`).
+    static func checkHostedDomain(_ claims: [String: JSONValue], _ settings: GoogleSettings) throws(AuthError) {
+        if let domain = settings.hostedDomain, claims["hd"]?.stringValue != domain {
+            throw AuthError(.invalidIDPResponse, "The Google account is not in the \(domain) domain.")
+        }
+    }
+
     static func identity(claims: [String: JSONValue]) -> FederatedIdentity {
         let sub = claims["sub"]?.stringValue ?? ""
         let email = claims["email"]?.stringValue.map { $0.lowercased() }

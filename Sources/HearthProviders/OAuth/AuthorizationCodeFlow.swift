@@ -2,14 +2,17 @@ import Foundation
 import HearthCore
 
 /// A provider set up for the browser sign-in: where to send the user, where to exchange the code, and whether the
-/// answer is an OpenID Connect ID token (generic `oidc.*` providers) or an access token for a user-info endpoint
-/// (`OAuthSettings` providers).
+/// answer is an OpenID Connect ID token (generic `oidc.*` providers, Google) or an access token for a user-info
+/// endpoint (`OAuthSettings` providers).
 public struct AuthorizationCodeFlow: Sendable {
     public enum Kind: Sendable {
         /// The token answer's `id_token` is verified like any OIDC token, and must carry the request's nonce.
         case oidc(OIDCSettings)
         /// The access token reads the user's profile.
         case userInfo(url: String, emailsURL: String?)
+        /// The token answer's `id_token` is Google's (its issuers and keys), for the web client, with the nonce, and
+        /// of the project's Workspace domain when it names one.
+        case google(GoogleSettings)
     }
 
     public var providerID: String
@@ -20,10 +23,14 @@ public struct AuthorizationCodeFlow: Sendable {
     /// Scopes asked for when the app names none.
     public var defaultScopes: [String]
     public var kind: Kind
+    /// Parameters the provider's own settings add to the authorization request (Google's `hd`).
+    public var parameters: [(String, String)] = []
 
     public var usesNonce: Bool {
-        if case .oidc = kind { return true }
-        return false
+        switch kind {
+        case .oidc, .google: true
+        case .userInfo: false
+        }
     }
 
     /// The authorization request: `response_type=code` with PKCE (S256), the app's extra scopes and parameters.
@@ -40,6 +47,7 @@ public struct AuthorizationCodeFlow: Sendable {
             ("code_challenge_method", "S256"),
         ]
         if let nonce { query.append(("nonce", nonce)) }
+        query += parameters
         let reserved = Set(query.map(\.0) + ["client_secret", "response_mode"])
         for (key, value) in customParameters.sorted(by: { $0.key < $1.key }) where !reserved.contains(key) {
             query.append((key, value))
@@ -83,6 +91,17 @@ extension IdentityProviders {
                 clientSecret: secret, defaultScopes: ["openid"] + oidc.scopes.filter { $0 != "openid" },
                 kind: .oidc(oidc))
         }
+        if provider == FederatedProvider.google {
+            guard let google = settings.google, let secret = google.clientSecret, let clientID = google.clientIds.first
+            else { throw Self.notEnabled(provider) }
+            var flow = AuthorizationCodeFlow(
+                providerID: provider, authorizationURL: google.authorizationUrl, tokenURL: google.tokenUrl,
+                clientID: clientID, clientSecret: secret, defaultScopes: ["openid", "email", "profile"],
+                kind: .google(google))
+            // Google's account chooser then offers only that domain's accounts; the ID token's `hd` is still checked.
+            if let domain = google.hostedDomain { flow.parameters = [("hd", domain)] }
+            return flow
+        }
         guard let preset = OAuthPreset.all[provider] else {
             throw AuthError(.invalidProviderID, "Provider Id is not supported for browser sign-in: \(provider)")
         }
@@ -116,18 +135,18 @@ extension IdentityProviders {
         let idToken = reply.json["id_token"]?.stringValue
         switch flow.kind {
         case .oidc(let oidc):
-            guard let idToken else {
-                throw AuthError(.invalidIDPResponse, "The OIDC provider's token answer has no id_token.")
-            }
             let keysURL = try await oidc.keysUrl.asyncOr { try await self.jwksURI(issuer: oidc.issuer) }
-            let claims = try await ProviderTokenCheck(
-                issuers: [oidc.issuer], audiences: [flow.clientID], keys: keySet(keysURL)
-            ).verify(idToken, now: clock.now())
-            guard let nonce, let tokenNonce = claims["nonce"]?.stringValue,
-                ConstantTime.equals(Array(tokenNonce.utf8), Array(nonce.utf8))
-            else { throw AuthError(.missingOrInvalidNonce, "The ID token does not carry the sign-in's nonce.") }
+            let claims = try await verifyCodeFlowIDToken(
+                idToken, issuers: [oidc.issuer], clientID: flow.clientID, keysURL: keysURL, nonce: nonce)
             var identity = OIDCIdentity.identity(providerID: flow.providerID, claims: claims)
             // The nonce was Hearth's own and the pending sign-in is used once: no single-use claim on it.
+            identity.tokenNonce = nil
+            return AuthorizationCodeResult(identity: identity, accessToken: accessToken, idToken: idToken)
+        case .google(let google):
+            let claims = try await verifyCodeFlowIDToken(
+                idToken, issuers: google.issuers, clientID: flow.clientID, keysURL: google.keysUrl, nonce: nonce)
+            try GoogleIdentity.checkHostedDomain(claims, google)
+            var identity = GoogleIdentity.identity(claims: claims)
             identity.tokenNonce = nil
             return AuthorizationCodeResult(identity: identity, accessToken: accessToken, idToken: idToken)
         case .userInfo(let url, let emailsURL):
@@ -136,5 +155,19 @@ extension IdentityProviders {
                 http: http)
             return AuthorizationCodeResult(identity: identity, accessToken: accessToken, idToken: idToken)
         }
+    }
+
+    /// The ID token of a code exchange: signed by the provider's keys, issued to this client, carrying the nonce
+    /// the sign-in sent.
+    func verifyCodeFlowIDToken(
+        _ idToken: String?, issuers: [String], clientID: String, keysURL: String, nonce: String?
+    ) async throws -> [String: JSONValue] {
+        guard let idToken else { throw AuthError(.invalidIDPResponse, "The provider's token answer has no id_token.") }
+        let claims = try await ProviderTokenCheck(issuers: issuers, audiences: [clientID], keys: keySet(keysURL))
+            .verify(idToken, now: clock.now())
+        guard let nonce, let tokenNonce = claims["nonce"]?.stringValue,
+            ConstantTime.equals(Array(tokenNonce.utf8), Array(nonce.utf8))
+        else { throw AuthError(.missingOrInvalidNonce, "The ID token does not carry the sign-in's nonce.") }
+        return claims
     }
 }
