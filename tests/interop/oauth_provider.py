@@ -1,23 +1,43 @@
 """A GitHub-shaped OAuth 2.0 provider on 127.0.0.1 for the browser tests: a consent page (its button `#approve`),
 a token endpoint checking the client secret and PKCE S256 and using each code once, /user and /user/emails, and
-an app page at /app."""
+an app page at /app. Google's shape beside it under /google: the same consent page, a token endpoint answering
+an RS256 ID token (issuer Google's, audience the client, the request's nonce) and its keys at /google/certs."""
 import base64
 import hashlib
 import html
 import json
 import secrets
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CLIENT_ID = "gh-browser-client"
 CLIENT_SECRET = "gh-browser-secret"
+GOOGLE_CLIENT_ID = "google-web-client.apps.googleusercontent.com"
+GOOGLE_CLIENT_SECRET = "google-web-secret"
+GOOGLE_ISSUER = "https://accounts.google.com"
 
 
 class Provider:
-    """GitHub's OAuth endpoints, enough of them: codes bound to the PKCE challenge, used once."""
+    """GitHub's and Google's OAuth endpoints, enough of them: codes bound to the PKCE challenge, used once."""
 
     def __init__(self):
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+        from google.auth import crypt
+
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+        self.signer = crypt.RSASigner.from_string(pem, key_id="google-test-1")
+        numbers = key.public_key().public_numbers()
+
+        def b64(n: int) -> str:
+            return base64.urlsafe_b64encode(n.to_bytes((n.bit_length() + 7) // 8, "big")).rstrip(b"=").decode()
+
+        self.jwks = {"keys": [{"kty": "RSA", "alg": "RS256", "use": "sig", "kid": "google-test-1",
+                               "n": b64(numbers.n), "e": b64(numbers.e)}]}
         self.codes = {}
         self.tokens = {}
         self.authorize_queries = []
@@ -49,7 +69,9 @@ class Provider:
             def do_GET(self):
                 url = urllib.parse.urlsplit(self.path)
                 query = dict(urllib.parse.parse_qsl(url.query))
-                if url.path == "/login/oauth/authorize":
+                if url.path == "/google/certs":
+                    return self.send(200, provider.jwks)
+                if url.path in ("/login/oauth/authorize", "/google/authorize"):
                     provider.authorize_queries.append(query)
                     fields = "".join(
                         f'<input type="hidden" name="{html.escape(k)}" value="{html.escape(v)}">'
@@ -78,10 +100,11 @@ class Provider:
 
             def do_POST(self):
                 form = dict(urllib.parse.parse_qsl(self.rfile.read(int(self.headers["Content-Length"])).decode()))
-                if self.path != "/login/oauth/access_token":
+                google = self.path == "/google/token"
+                if self.path != "/login/oauth/access_token" and not google:
                     return self.send(404, {"error": "not_found"})
                 grant = provider.codes.pop(form.get("code"), None)
-                if form.get("client_secret") != CLIENT_SECRET:
+                if form.get("client_secret") != (GOOGLE_CLIENT_SECRET if google else CLIENT_SECRET):
                     return self.send(401, {"error": "invalid_client"})
                 verifier = form.get("code_verifier", "")
                 challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
@@ -91,7 +114,20 @@ class Provider:
                     return self.send(200, {"error": "bad_verification_code"})
                 token = secrets.token_urlsafe(16)
                 provider.tokens[token] = dict(provider.user)
-                self.send(200, {"access_token": token, "token_type": "bearer", "scope": grant["scope"]})
+                if not google:
+                    return self.send(200, {"access_token": token, "token_type": "bearer", "scope": grant["scope"]})
+                from google.auth import jwt
+
+                now = int(time.time())
+                claims = {"iss": GOOGLE_ISSUER, "aud": grant["client_id"], "azp": grant["client_id"],
+                          "sub": str(provider.user["id"]), "email": provider.user["email"], "email_verified": True,
+                          "name": provider.user["name"], "iat": now, "exp": now + 3600}
+                if "nonce" in grant:
+                    claims["nonce"] = grant["nonce"]
+                if provider.user.get("hd"):
+                    claims["hd"] = provider.user["hd"]
+                self.send(200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600,
+                                "id_token": jwt.encode(provider.signer, claims).decode()})
 
         return Handler
 

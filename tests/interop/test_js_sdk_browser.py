@@ -19,7 +19,7 @@ import requests
 
 from conftest import browser, free_port, needs_chromium, start
 from js_sdk_harness import AppServer, GapiServer, WebApp, build_sdk
-from oauth_provider import CLIENT_ID, CLIENT_SECRET, Provider
+from oauth_provider import CLIENT_ID, CLIENT_SECRET, GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, Provider
 
 pytestmark = needs_chromium
 
@@ -108,10 +108,15 @@ def production_mode(provider):
             "projectId": "js-sdk-prod", "apiKeys": [API_KEY], "rateLimits": {"signUpsPerIPPerHour": 0},
             "mfa": MFA, "phone": {"testPhoneNumbers": {TEST_PHONE: TEST_CODE}},
             "authorizedDomains": ["localhost", APP_HOST],
-            "federation": {"oauth": {"github.com": {
-                "clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET,
-                "authorizationUrl": idp + "/login/oauth/authorize", "tokenUrl": idp + "/login/oauth/access_token",
-                "userInfoUrl": idp + "/user", "emailsUrl": idp + "/user/emails"}}},
+            "federation": {
+                "oauth": {"github.com": {
+                    "clientId": CLIENT_ID, "clientSecret": CLIENT_SECRET,
+                    "authorizationUrl": idp + "/login/oauth/authorize", "tokenUrl": idp + "/login/oauth/access_token",
+                    "userInfoUrl": idp + "/user", "emailsUrl": idp + "/user/emails"}},
+                # Google's issuer and token shape; its endpoints and keys on the local provider.
+                "google": {"clientIds": [GOOGLE_CLIENT_ID], "clientSecret": GOOGLE_CLIENT_SECRET,
+                           "authorizationUrl": idp + "/google/authorize", "tokenUrl": idp + "/google/token",
+                           "keysUrl": idp + "/google/certs"}},
         }],
     }
     try:
@@ -459,8 +464,8 @@ def app_origin(app, host: str = APP_HOST) -> str:
     return f"http://127.0.0.1:{app.app_server.port}" if app.mode == "emulator" else f"https://{host}"
 
 
-def test_redirect_sign_in(app):
-    """signInWithRedirect to the provider's page and back, then getRedirectResult, as a web app does it. The app is
+def test_redirect_sign_in_with_google(app):
+    """signInWithRedirect to Google's page and back, then getRedirectResult, as a web app does it. The app is
     on the auth domain's site: Chromium partitions the auth iframe's storage by the top-level site, so the
     redirect's event is found only when app and auth domain are one site (Firebase's own advice)."""
     from selenium.webdriver.support.ui import WebDriverWait
@@ -472,7 +477,7 @@ def test_redirect_sign_in(app):
     uids = []
     for _ in range(2):
         app.driver.execute_script(
-            "setTimeout(() => firebase.signInWithRedirect(auth, new firebase.GithubAuthProvider()), 0);")
+            "setTimeout(() => firebase.signInWithRedirect(auth, new firebase.GoogleAuthProvider()), 0);")
         WebDriverWait(app.driver, 15).until(lambda d: not d.current_url.startswith(origin))
         sign_in_at_the_provider(app, email, "Grace Hopper", user_id)
         WebDriverWait(app.driver, 15).until(lambda d: d.current_url.startswith(origin + "/app"))
@@ -481,7 +486,7 @@ def test_redirect_sign_in(app):
                          "return r && [r.user.uid, r.user.email, r.user.displayName, r.providerId, r.operationType,"
                          "  fb.getAdditionalUserInfo(r).isNewUser];")
         assert result is not None, "getRedirectResult found no sign-in"
-        assert result[1:] == [email, "Grace Hopper", "github.com", "signIn", not uids]
+        assert result[1:] == [email, "Grace Hopper", "google.com", "signIn", not uids]
         uids.append(result[0])
         # The event was handed over once: a reload finds none.
         app.start()
@@ -499,7 +504,7 @@ def start_popup(app, provider: str = "GithubAuthProvider"):
         "  e => window.popupResult = [e.code]);")
 
 
-def test_popup_sign_in(app):
+def test_popup_sign_in_with_github(app):
     """signInWithPopup: the provider's page in a window of its own, the result back in the app's page."""
     from selenium.webdriver.support.ui import WebDriverWait
 
