@@ -52,6 +52,9 @@ public struct FederatedIdentity: Sendable, Equatable {
     /// The token's `nonce` claim and expiry, for the single-use rule.
     public var tokenNonce: String?
     public var tokenExpiresAt: Date?
+    /// A SAML assertion's attribute statements, which blocking functions receive as `sign_in_attributes`; nil for
+    /// every other provider, as Firebase sends none.
+    public var signInAttributes: [String: JSONValue]? = nil
 
     public init(
         providerID: String, rawID: String, federatedID: String? = nil, email: String? = nil,

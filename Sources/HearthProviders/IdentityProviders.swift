@@ -216,5 +216,6 @@ enum FakeSAMLResponse {
         if let email = try? EmailAddress.normalize(nameID) { identity.email = email }
         identity.emailVerified = identity.email != nil
         identity.rawUserInfo = assertion["attributeStatements"]?.objectValue ?? [:]
+        identity.signInAttributes = identity.rawUserInfo
     }
 }

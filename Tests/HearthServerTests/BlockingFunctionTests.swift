@@ -206,6 +206,47 @@ struct BlockingFunctionTests {
         }
     }
 
+    /// `sign_in_attributes`: a SAML sign-in's attribute statements as an object (what the functions SDKs hand the
+    /// function as `credential.claims`); no other sign-in carries it. In emulator mode, with the emulator's fake
+    /// SAML response.
+    @Test func aSAMLSignInSendsItsAttributesAndNoOtherSignInDoes() async throws {
+        let events = Recorder()
+        try await serveOnLoopback(Self.recording([:], into: events)) { base in
+            let h = try await Harness(emulator: true) {
+                $0.blockingFunctions = try! BlockingFunctionSettings(
+                    config: ["triggers": ["beforeCreate": ["functionUri": .string("\(base)/fn")],
+                                          "beforeSignIn": ["functionUri": .string("\(base)/fn")]]])
+            }
+            try await h.run { (c: Client) async throws in
+                var unreserved = CharacterSet.alphanumerics
+                unreserved.insert(charactersIn: "-._~")
+                func form(_ value: JSONValue) -> String {
+                    value.jsonText.addingPercentEncoding(withAllowedCharacters: unreserved)!
+                }
+                let attributes: JSONValue = ["department": "eng", "groups": ["admins", "staff"]]
+                let saml: JSONValue = [
+                    "assertion": ["subject": ["nameId": "ada@corp.example"], "attributeStatements": attributes]
+                ]
+                let token: JSONValue = ["sub": "saml-user-1", "email": "ada@corp.example"]
+                let r = try await c.post(
+                    "/v1/accounts:signInWithIdp",
+                    [
+                        "requestUri": "http://localhost", "returnSecureToken": true,
+                        "postBody": .string("providerId=saml.corp&id_token=\(form(token))&SAMLResponse=\(form(saml))"),
+                    ])
+                #expect(r.status == 200, "\(r.json)")
+                let seen = events.events.withLock { $0 }
+                #expect(seen.map { $0["event_type"]?.stringValue } == ["beforeCreate", "beforeSignIn"])
+                for event in seen {
+                    #expect(event["sign_in_method"]?.stringValue == "saml.corp")
+                    #expect(event["sign_in_attributes"] == attributes)
+                }
+                _ = try await c.signUp(email: "bob@example.com", password: "secret-1")
+                #expect(events.events.withLock { $0.last?["sign_in_attributes"] } == nil)
+            }
+        }
+    }
+
     @Test func anIdPSignInForwardsTheProfileAndOnlyTheCredentialsTheConfigAllows() async throws {
         let events = Recorder()
         try await serveOnLoopback(Self.recording([:], into: events)) { base in

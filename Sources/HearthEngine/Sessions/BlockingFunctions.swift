@@ -68,8 +68,8 @@ extension AuthEngine {
     /// The event, as Identity Platform sends it and Firebase's functions SDKs read it: a JWT signed by this
     /// server's keys (unsigned in emulator mode), `aud` the function's URL, the user as `user_record` (every
     /// provider, password and phone included, second factors, `tokens_valid_after_time`), the client's address,
-    /// agent and locale, and for an IdP sign-in the provider's profile (`raw_user_info`) and, as far as
-    /// `forwardInboundCredentials` allows, its OAuth credentials.
+    /// agent and locale, and for an IdP sign-in the provider's profile (`raw_user_info`), a SAML assertion's
+    /// attributes (`sign_in_attributes`) and, as far as `forwardInboundCredentials` allows, its OAuth credentials.
     func blockingEvent(
         _ event: String, url: String, user: UserRecord?, provider: String?, origin: RequestOrigin,
         extra: [String: JSONValue] = [:]
@@ -89,6 +89,8 @@ extension AuthEngine {
         if let tenant = origin.project.tenantID { claims["tenant_id"] = .string(tenant) }
         if let federated = Self.federatedSignIn {
             claims["raw_user_info"] = .string(JSONValue.object(federated.rawUserInfo).jsonText)
+            // A SAML sign-in's attributes, as an object (the functions SDKs' `credential.claims`).
+            if let attributes = federated.signInAttributes { claims["sign_in_attributes"] = .object(attributes) }
             let forward = origin.project.blockingFunctions.forwardInboundCredentials
             if forward["idToken"] == true, let token = federated.idToken { claims["oauth_id_token"] = .string(token) }
             if forward["accessToken"] == true, let token = federated.accessToken {
@@ -150,6 +152,7 @@ extension AuthEngine {
         var idToken: String?
         var accessToken: String?
         var tokenSecret: String?
+        var signInAttributes: [String: JSONValue]?
     }
 
     @TaskLocal static var federatedSignIn: FederatedSignInDetails?

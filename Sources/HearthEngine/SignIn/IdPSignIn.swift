@@ -85,7 +85,8 @@ extension AuthEngine {
         let details = FederatedSignInDetails(
             rawUserInfo: identity.rawUserInfo, idToken: request.credential?.idToken ?? providerTokens?.idToken,
             accessToken: request.credential?.accessToken ?? providerTokens?.accessToken,
-            tokenSecret: request.credential?.tokenSecret ?? providerTokens?.secret)
+            tokenSecret: request.credential?.tokenSecret ?? providerTokens?.secret,
+            signInAttributes: identity.signInAttributes)
         return try await Self.$federatedSignIn.withValue(details) {
             do {
                 var result = try await retryingOnConflict { try await applyIdentity(identity, request, origin: origin) }
