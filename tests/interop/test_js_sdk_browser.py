@@ -575,3 +575,28 @@ def test_the_handler_sends_no_event_to_a_forged_app(app):
     stolen = requests.post(sign_in, params={"key": API_KEY}, verify=app.hearth.ca, timeout=10,
                            json={"requestUri": link, "sessionId": "guessed", "returnSecureToken": True})
     assert stolen.status_code == 400 and "INVALID_IDP_RESPONSE" in stolen.text
+
+
+def test_a_redirect_event_goes_only_to_the_app_that_started_it(app):
+    """The redirect's event waits in the auth domain's storage, shared by every page of the site. Another page there
+    (not an authorized domain) that loads the auth iframe and asks for a redirect result, with the SDK's pending
+    flag set by its own script, gets nothing: the iframe hands an event only to the origin that started it."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    if app.mode == "emulator":
+        pytest.skip("production's /__/auth/iframe")
+    origin = app_origin(app)
+    app.open(origin=origin)
+    app.driver.execute_script(
+        "setTimeout(() => firebase.signInWithRedirect(auth, new firebase.GithubAuthProvider()), 0);")
+    WebDriverWait(app.driver, 15).until(lambda d: not d.current_url.startswith(origin))
+    sign_in_at_the_provider(app, unique_email("stolen"), "Eve Target", time.time_ns() % 10**9)
+    WebDriverWait(app.driver, 15).until(lambda d: d.current_url.startswith(origin + "/app"))
+    # The app has not read its event yet; the tab moves on to the other page.
+    app.driver.get(f"https://{FOREIGN_HOST}/app")
+    # The SDK's own "a redirect is pending" flag (its session persistence stores JSON), as the page's script can set.
+    app.driver.execute_script(
+        f"sessionStorage.setItem('firebase:pendingRedirect:{API_KEY}:[DEFAULT]', JSON.stringify('true'));")
+    app.start()
+    assert app.run("const r = await fb.getRedirectResult(auth); return r && r.user.email;") is None
+    assert app.run("return auth.currentUser && auth.currentUser.uid;") is None
