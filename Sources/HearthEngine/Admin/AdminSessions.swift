@@ -22,7 +22,7 @@ extension AuthEngine {
             guard
                 try await store.revokeRefreshFamily(
                     projectID: projectID, uid: uid, familyID: sessionID, reason: .revoked, at: clock.now())
-            else { throw AuthError(.notFound, "Session not found.") }
+            else { throw AuthError(.notFound) }
             change.after = ["sessionId": .string(sessionID), "revoked": true]
         }
     }

@@ -73,7 +73,7 @@ extension AuthEngine {
     func recordActivity(_ action: String, uid: String, provider: String, origin: RequestOrigin, failure: AuthError?) {
         activity.record(
             AuditEvent(
-                id: random.token(bytes: 16), time: clock.now(), actorKind: AuditActor.Kind.endUser.rawValue, actor: uid,
+                id: AuditEventID.next(random: random), time: clock.now(), actorKind: AuditActor.Kind.endUser.rawValue, actor: uid,
                 clientAddress: origin.clientIP, action: action, projectID: origin.project.projectID, targetUID: uid,
                 outcome: Self.auditOutcome(failure),
                 diff: JSONValue.object(["after": ["signInProvider": .string(provider)]]).jsonText))

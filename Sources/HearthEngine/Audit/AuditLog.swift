@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthStore
+import Synchronization
 
 /// What an audited use case tells the log about its change: the target and the states before and after.
 struct AuditChange {
@@ -50,7 +51,7 @@ extension AuthEngine {
         _ action: String, actor: AuditActor, scope: String, change: AuditChange, outcome: (any Error)?
     ) async {
         let event = AuditEvent(
-            id: random.token(bytes: 16), time: clock.now(), actorKind: actor.kind.rawValue, actor: actor.id,
+            id: AuditEventID.next(random: random), time: clock.now(), actorKind: actor.kind.rawValue, actor: actor.id,
             clientAddress: actor.clientAddress, action: action, projectID: scope, targetUID: change.targetUID,
             outcome: Self.auditOutcome(outcome), diff: AuditRedaction.diff(before: change.before, after: change.after))
         do {
@@ -140,5 +141,21 @@ extension AuditEvent {
         fields["uid"] = targetUID.map(JSONValue.string)
         fields["diff"] = diff.flatMap { try? JSONValue(parsing: $0) }
         return .object(fields)
+    }
+}
+
+/// Audit event ids: a process-wide sequence, then random bytes. Events of one millisecond (one request's sign-up
+/// and sign-in) keep the order they happened in within a process; the random part keeps processes apart.
+enum AuditEventID {
+    private static let last = Mutex<UInt64>(0)
+
+    static func next(random: SecureRandom) -> String {
+        let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+        let sequence = last.withLock { last in
+            last = max(last + 1, micros)
+            return last
+        }
+        let hex = String(sequence, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + random.token(bytes: 8)
     }
 }

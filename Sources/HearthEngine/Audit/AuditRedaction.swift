@@ -50,19 +50,18 @@ enum AuditRedaction {
     }
 
     /// `{"before": …, "after": …}` holding only the top-level keys that differ, redacted; nil when nothing differs
-    /// or neither side exists.
+    /// or neither side exists. Compared before redaction, so a changed secret shows as a changed key.
     static func diff(before: JSONValue?, after: JSONValue?) -> String? {
-        let old = before.map(redacted)
-        let new = after.map(redacted)
-        guard case .object(let a)? = old, case .object(let b)? = new else {
-            if old == nil && new == nil { return nil }
-            return JSONValue.object(["before": old ?? .null, "after": new ?? .null]).jsonText
+        guard case .object(let a)? = before, case .object(let b)? = after else {
+            if before == nil && after == nil { return nil }
+            return JSONValue.object(["before": before.map(redacted) ?? .null, "after": after.map(redacted) ?? .null])
+                .jsonText
         }
         var changedBefore: [String: JSONValue] = [:]
         var changedAfter: [String: JSONValue] = [:]
         for key in Set(a.keys).union(b.keys) where a[key] != b[key] {
-            changedBefore[key] = a[key] ?? .null
-            changedAfter[key] = b[key] ?? .null
+            changedBefore[key] = isSecret(key) ? marker : a[key].map(redacted) ?? .null
+            changedAfter[key] = isSecret(key) ? marker : b[key].map(redacted) ?? .null
         }
         if changedBefore.isEmpty { return nil }
         return JSONValue.object(["before": .object(changedBefore), "after": .object(changedAfter)]).jsonText
