@@ -64,6 +64,24 @@ struct SessionAndAuditConformance {
         }
     }
 
+    @Test(arguments: Backend.available)
+    func concurrentEndsOfOneSessionSucceedOnce(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            try await store.insertRefreshFamily(Fixture.family("f1"), tokenHash: Fixture.hash("a1"))
+            let other = try await openAnother()
+            let ended = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<100 {
+                    group.addTask {
+                        try await (i % 2 == 0 ? store : other).revokeRefreshFamily(
+                            projectID: "p1", uid: "u1", familyID: "f1", reason: .revoked, at: Fixture.t(1))
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(ended == 1)
+        }
+    }
+
     static func event(
         _ id: String, at seconds: Int, project: String = "p1", actor: String = "sa@p1.iam", action: String = "user.update",
         uid: String? = "u1"
