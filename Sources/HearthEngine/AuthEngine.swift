@@ -151,7 +151,11 @@ public final class AuthEngine: Sendable {
         var extraClaims = extraClaims
         if signIn {
             // A beforeCreate function may have disabled the account it let be created.
-            if user.disabled { throw AuthError(.userDisabled) }
+            if user.disabled {
+                let failure = AuthError(.userDisabled)
+                recordActivity("user.signInFailed", uid: user.uid, provider: provider, origin: origin, failure: failure)
+                throw failure
+            }
             let (updated, sessionClaims) = try await runBeforeSignIn(
                 user, provider: signInMethod ?? provider, origin: origin)
             user = updated

@@ -253,13 +253,25 @@ struct SessionAndAuditTests {
             let uid = try #require(signedUp.string("localId"))
             #expect(try await c.signIn("ada@example.com", "wrong horse").status == 400)
             #expect(try await c.signIn("ada@example.com", "correct horse").status == 200)
+            let disabled = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "disableUser": true], token: token)
+            #expect(disabled.status == 200)
+            #expect(try await c.signIn("ada@example.com", "correct horse").errorCode == "USER_DISABLED")
             await h.engine.flushActivity()
             let history = try await c.admin(
                 "/hearth/v1/projects/\(h.projectID)/auditEvents?uid=\(uid)", token: token, method: .get)
             let events = try #require(history["events"]?.arrayValue).reversed()
-            #expect(events.map { $0["action"]?.stringValue } == ["user.signUp", "user.signIn", "user.signInFailed", "user.signIn"])
-            #expect(events.map { $0["outcome"]?.stringValue } == ["success", "success", "INVALID_LOGIN_CREDENTIALS", "success"])
-            #expect(events.allSatisfy { $0["actorKind"]?.stringValue == "endUser" && $0["actor"]?.stringValue == uid })
+            #expect(
+                events.map { $0["action"]?.stringValue } == [
+                    "user.signUp", "user.signIn", "user.signInFailed", "user.signIn", "user.disable", "user.signInFailed",
+                ])
+            #expect(
+                events.map { $0["outcome"]?.stringValue } == [
+                    "success", "success", "INVALID_LOGIN_CREDENTIALS", "success", "success", "USER_DISABLED",
+                ])
+            // The user's History holds the operator's change beside their own activity.
+            #expect(events.filter { $0["actorKind"]?.stringValue == "endUser" }.allSatisfy { $0["actor"]?.stringValue == uid })
+            #expect(events.filter { $0["actorKind"]?.stringValue != "endUser" }.map { $0["action"]?.stringValue } == ["user.disable"])
             #expect(events.first?["diff"]?["after"]?["signInProvider"]?.stringValue == "password")
         }
     }
