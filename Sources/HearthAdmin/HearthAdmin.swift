@@ -152,8 +152,11 @@ public final class HearthAdmin: Sendable {
     public var users: UserManagement { UserManagement(admin: self) }
 
     /// Calls an admin route and returns its JSON, or throws Hearth's error.
-    func call(_ method: HTTPMethod, _ path: String, _ body: JSONValue? = nil) async throws -> JSONValue {
-        var request = HTTPClientRequest(url: "\(baseURL)/v1/projects/\(projectID)\(path)")
+    /// `api` is the path before `/projects/{p}`: `/v1` (Identity Toolkit) or `/hearth/v1` (Hearth's own routes).
+    func call(_ method: HTTPMethod, _ path: String, _ body: JSONValue? = nil, api: String = "/v1") async throws
+        -> JSONValue
+    {
+        var request = HTTPClientRequest(url: "\(baseURL)\(api)/projects/\(projectID)\(path)")
         request.method = method
         request.headers.add(name: "Authorization", value: "Bearer \(try await accessTokens.token())")
         if let body {

@@ -86,6 +86,8 @@ public final class AuthEngine: Sendable {
     public let blockingFunctions: BlockingFunctionClient
     /// Users read for ID-token requests, current while the store's change stamp is unchanged.
     let users = UserCache()
+    /// End users' sign-ins and sign-ups, stored in batches off the request path.
+    let activity: ActivityLog
     let logger: Logger
 
     public init(
@@ -111,6 +113,7 @@ public final class AuthEngine: Sendable {
         self.identityProviders = identityProviders ?? IdentityProviders(clock: clock)
         self.blockingFunctions = blockingFunctions
         self.logger = logger
+        self.activity = ActivityLog(store: store, logger: logger)
     }
 
     /// Emulator mode (`hearth serve --emulator`): unsigned tokens, as the Firebase Auth Emulator issues and accepts.
@@ -148,18 +151,24 @@ public final class AuthEngine: Sendable {
         var extraClaims = extraClaims
         if signIn {
             // A beforeCreate function may have disabled the account it let be created.
-            if user.disabled { throw AuthError(.userDisabled) }
+            if user.disabled {
+                let failure = AuthError(.userDisabled)
+                recordActivity("user.signInFailed", uid: user.uid, provider: provider, origin: origin, failure: failure)
+                throw failure
+            }
             let (updated, sessionClaims) = try await runBeforeSignIn(
                 user, provider: signInMethod ?? provider, origin: origin)
             user = updated
             extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
             AuthMetrics.signIn(provider: provider)
+            recordActivity("user.signIn", uid: user.uid, provider: provider, origin: origin, failure: nil)
         }
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
             id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
-            signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor)
+            signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor,
+            ipPrefix: SessionClient.prefix(of: origin.clientIP), userAgent: SessionClient.userAgent(origin.userAgent))
         try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(

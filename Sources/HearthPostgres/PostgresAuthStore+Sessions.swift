@@ -10,10 +10,11 @@ extension PostgresAuthStore {
             try await db.run(
                 """
                 INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
-                  second_factor, second_factor_id)
+                  second_factor, second_factor_id, ip_prefix, user_agent)
                 VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
                   \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims),
-                  \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID))
+                  \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID), \(family.ipPrefix),
+                  \(family.userAgent))
                 """)
             try await db.run(
                 """
@@ -29,6 +30,45 @@ extension PostgresAuthStore {
         try await transaction { db in
             try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: reason, at: at)
         }
+    }
+
+    // Single statements through `query`, not `transaction`: they change no user, so the change stamp stays.
+    public func sessions(projectID: String, uid: String) async throws -> [SessionSummary] {
+        var sessions: [SessionSummary] = []
+        for row in try await query(
+            """
+            SELECT f.id, f.sign_in_provider, f.created_at, f.ip_prefix, f.user_agent,
+              (SELECT MAX(COALESCE(t.rotated_at, t.issued_at)) FROM refresh_tokens t WHERE t.family_id = f.id)
+                AS last_used_at
+            FROM refresh_families f
+            WHERE f.project_id = \(projectID) AND f.uid = \(uid) AND f.revoked_at IS NULL
+            ORDER BY f.created_at, f.id
+            """)
+        {
+            let row = row.makeRandomAccess()
+            let created = try row["created_at"].decode(Int64.self)
+            let lastUsed = try row["last_used_at"].decode(Int64?.self) ?? created
+            sessions.append(
+                SessionSummary(
+                    sessionID: try row["id"].decode(String.self),
+                    signInProvider: try row["sign_in_provider"].decode(String.self),
+                    createdAt: Date(millisecondsSince1970: created),
+                    lastUsedAt: Date(millisecondsSince1970: max(created, lastUsed)),
+                    ipPrefix: try row["ip_prefix"].decode(String?.self),
+                    userAgent: try row["user_agent"].decode(String?.self)))
+        }
+        return sessions
+    }
+
+    public func revokeRefreshFamily(
+        projectID: String, uid: String, familyID: String, reason: RefreshRevocationReason, at: Date
+    ) async throws -> Bool {
+        try await query(
+            """
+            UPDATE refresh_families SET revoked_at = \(at.millisecondsSince1970), revoke_reason = \(reason.rawValue)
+            WHERE id = \(familyID) AND project_id = \(projectID) AND uid = \(uid) AND revoked_at IS NULL
+            RETURNING 1
+            """).count == 1
     }
 
     public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
@@ -58,7 +98,9 @@ extension PostgresAuthStore {
             revokeReason: try row["revoke_reason"].decode(String?.self).flatMap(
                 RefreshRevocationReason.init(rawValue:)),
             extraClaims: try row["extra_claims"].decode(String?.self),
-            secondFactor: try secondFactor(row))
+            secondFactor: try secondFactor(row),
+            ipPrefix: try row["ip_prefix"].decode(String?.self),
+            userAgent: try row["user_agent"].decode(String?.self))
     }
 
     static func secondFactor(_ row: PostgresRandomAccessRow) throws -> SecondFactorClaim? {

@@ -290,5 +290,41 @@ enum PostgresSchema {
             ]),
         // A provider handle (Firebase's screenName).
         Migration(version: "v13_screen_name", statements: ["ALTER TABLE users ADD COLUMN screen_name TEXT"]),
+        // Sessions as an operator sees them: where the sign-in came from (a /24 or /48, never the address) and its
+        // client. The last use is read from the family's tokens, so it needs no column.
+        Migration(
+            version: "v15_session_metadata",
+            statements: [
+                "ALTER TABLE refresh_families ADD COLUMN ip_prefix TEXT",
+                "ALTER TABLE refresh_families ADD COLUMN user_agent TEXT",
+            ]),
+        // The audit log (`AuditStore`): an index per filter, each ending in the log's order (time, id), and one on
+        // (time, id) alone for the export of every project and the retention purge.
+        Migration(
+            version: "v16_audit_events",
+            statements: [
+                """
+                CREATE TABLE audit_events (
+                  id TEXT PRIMARY KEY COLLATE "C",
+                  time BIGINT NOT NULL,
+                  actor_kind TEXT NOT NULL,
+                  actor TEXT NOT NULL,
+                  client_address TEXT,
+                  action TEXT NOT NULL,
+                  project_id TEXT NOT NULL,
+                  target_uid TEXT,
+                  outcome TEXT NOT NULL,
+                  diff TEXT
+                )
+                """,
+                "CREATE INDEX audit_events_project ON audit_events (project_id, time, id)",
+                "CREATE INDEX audit_events_actor ON audit_events (project_id, actor, time, id)",
+                "CREATE INDEX audit_events_action ON audit_events (project_id, action, time, id)",
+                """
+                CREATE INDEX audit_events_uid ON audit_events (project_id, target_uid, time, id)
+                WHERE target_uid IS NOT NULL
+                """,
+                "CREATE INDEX audit_events_time ON audit_events (time, id)",
+            ]),
     ]
 }

@@ -11,13 +11,13 @@ extension SQLiteAuthStore {
             try db.run(
                 """
                 INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
-                  second_factor, second_factor_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  second_factor, second_factor_id, ip_prefix, user_agent)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
                     family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
-                    family.secondFactor?.factorID, family.secondFactor?.enrollmentID,
+                    family.secondFactor?.factorID, family.secondFactor?.enrollmentID, family.ipPrefix, family.userAgent,
                 ])
             try db.run(
                 "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
@@ -58,6 +58,7 @@ extension SQLiteAuthStore {
         case id, projectID = "project_id", uid, authTime = "auth_time", signInProvider = "sign_in_provider"
         case createdAt = "created_at", revokedAt = "revoked_at", revokeReason = "revoke_reason"
         case extraClaims = "extra_claims", secondFactor = "second_factor", secondFactorID = "second_factor_id"
+        case ipPrefix = "ip_prefix", userAgent = "user_agent"
         static let positions = positionTable()
     }
 
@@ -94,6 +95,42 @@ extension SQLiteAuthStore {
         }
     }
 
+    public func sessions(projectID: String, uid: String) async throws -> [SessionSummary] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT f.id, f.sign_in_provider, f.created_at, f.ip_prefix, f.user_agent,
+                      (SELECT MAX(COALESCE(t.rotated_at, t.issued_at)) FROM refresh_tokens t WHERE t.family_id = f.id)
+                        AS last_used_at
+                    FROM refresh_families f
+                    WHERE f.project_id = ? AND f.uid = ? AND f.revoked_at IS NULL
+                    ORDER BY f.created_at, f.id
+                    """, arguments: [projectID, uid]
+            ).map { row in
+                let created: Int64 = row["created_at"]
+                return SessionSummary(
+                    sessionID: row["id"], signInProvider: row["sign_in_provider"],
+                    createdAt: Date(millisecondsSince1970: created),
+                    lastUsedAt: Date(millisecondsSince1970: max(created, row["last_used_at"] as Int64? ?? created)),
+                    ipPrefix: row["ip_prefix"], userAgent: row["user_agent"])
+            }
+        }
+    }
+
+    public func revokeRefreshFamily(
+        projectID: String, uid: String, familyID: String, reason: RefreshRevocationReason, at: Date
+    ) async throws -> Bool {
+        try await pool.write { db in
+            try db.run(
+                """
+                UPDATE refresh_families SET revoked_at = ?, revoke_reason = ?
+                WHERE id = ? AND project_id = ? AND uid = ? AND revoked_at IS NULL
+                """, [at.millisecondsSince1970, reason.rawValue, familyID, projectID, uid])
+            return db.changesCount == 1
+        }
+    }
+
     public func purgeRefreshTokens(before cutoff: Date) async throws -> Int {
         let ms = cutoff.millisecondsSince1970
         return try await pool.write { db in
@@ -123,7 +160,8 @@ extension SQLiteAuthStore {
             createdAt: Date(millisecondsSince1970: row[FamilyColumn.createdAt]),
             revokedAt: date(row[FamilyColumn.revokedAt]),
             revokeReason: (row[FamilyColumn.revokeReason] as String?).flatMap(RefreshRevocationReason.init(rawValue:)),
-            extraClaims: row[FamilyColumn.extraClaims], secondFactor: secondFactor)
+            extraClaims: row[FamilyColumn.extraClaims], secondFactor: secondFactor,
+            ipPrefix: row[FamilyColumn.ipPrefix], userAgent: row[FamilyColumn.userAgent])
     }
 
     static func revokeFamilies(

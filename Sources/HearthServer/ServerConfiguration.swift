@@ -40,12 +40,15 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     /// Connection limits and timeouts, and the reverse proxies trusted to name the client.
     public var http: HTTPSettings = .init()
     public var projects: [ProjectConfig] = []
+    /// How long the audit log keeps an event (admin changes, sign-in activity); older ones are purged hourly.
+    public var auditRetentionDays: Int = 400
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
-            sqliteDurability, logLevel, logFormat, sms, email, publicURL, recaptcha, apns, http, projects
+            sqliteDurability, logLevel, logFormat, sms, email, publicURL, recaptcha, apns, http, projects,
+            auditRetentionDays
     }
 
     public init(from decoder: Decoder) throws {
@@ -70,6 +73,11 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         apns = try c.decode(.apns, default: d.apns)
         http = try c.decode(.http, default: d.http)
         projects = try c.decode(.projects, default: d.projects)
+        auditRetentionDays = try c.decode(.auditRetentionDays, default: d.auditRetentionDays)
+        guard auditRetentionDays >= 1 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .auditRetentionDays, in: c, debugDescription: "auditRetentionDays must be at least 1")
+        }
     }
 
     /// The configured projects, with links pointing at `publicURL`'s action pages where a project keeps

@@ -3,14 +3,16 @@ import HearthCore
 
 /// Everything Hearth persists. Every piece of state that matters lives behind this protocol,
 /// so two servers on one database behave as one service. It is the composition of one protocol per aggregate
-/// (users, sessions, one-time codes, keys, limits, settings), each implemented on each backend in a file named after
+/// (users, sessions, one-time codes, keys, limits, settings, the audit log), each implemented on each backend in a file named after
 /// it (`SQLiteAuthStore+Users.swift`, `PostgresAuthStore+Users.swift`, …); new state gets an aggregate of its own
 /// rather than more methods here, and new code may depend on the one aggregate it needs.
 ///
 /// Implementations must make each method atomic; `rotateRefreshToken` in particular must
 /// serialise concurrent calls for the same token (across processes, not only threads).
 /// `AuthStoreConformance` in the test suite states the contract as executable cases.
-public protocol AuthStore: UserStore, SessionStore, OneTimeCodeStore, KeyStore, LimitStore, SettingsStore {
+public protocol AuthStore: UserStore, SessionStore, OneTimeCodeStore, KeyStore, LimitStore, SettingsStore,
+    AuditStore
+{
     /// A short name for logs ("sqlite:/path", "postgres://host/db").
     var description: String { get }
 

@@ -19,12 +19,18 @@ public struct RefreshTokenFamily: Sendable, Equatable {
     public var extraClaims: String?
     /// The second factor the sign-in passed, for every ID token of the session.
     public var secondFactor: SecondFactorClaim?
+    /// The signing-in client's network, never its full address (`SessionClient.prefix`).
+    public var ipPrefix: String?
+    /// The signing-in client's `User-Agent`, cut to `SessionClient.maxUserAgentLength`.
+    public var userAgent: String?
 
     public init(
         id: String, projectID: String, uid: String, authTime: Date, signInProvider: String, createdAt: Date,
         revokedAt: Date? = nil, revokeReason: RefreshRevocationReason? = nil, extraClaims: String? = nil,
-        secondFactor: SecondFactorClaim? = nil
+        secondFactor: SecondFactorClaim? = nil, ipPrefix: String? = nil, userAgent: String? = nil
     ) {
+        self.ipPrefix = ipPrefix
+        self.userAgent = userAgent
         self.extraClaims = extraClaims
         self.secondFactor = secondFactor
         self.id = id

@@ -13,6 +13,14 @@ public protocol SessionStore: Sendable {
     /// Ends every session of a user (sign-out everywhere, admin revocation).
     func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date) async throws
 
+    /// The live (unrevoked) sessions of a user, oldest first.
+    func sessions(projectID: String, uid: String) async throws -> [SessionSummary]
+
+    /// Ends one session of a user. False when `familyID` is not a live session of that user (another user's
+    /// session is never ended).
+    func revokeRefreshFamily(projectID: String, uid: String, familyID: String, reason: RefreshRevocationReason, at: Date)
+        async throws -> Bool
+
     /// Forgets what is no longer needed: tokens rotated before `cutoff` (a replay of one is then merely
     /// unknown rather than detected as reuse) and families revoked before it, with their tokens.
     /// Returns the number of token rows deleted.

@@ -53,14 +53,12 @@ struct Keys: AsyncParsableCommand {
         var lead: Int = 3600
 
         func run() async throws {
-            let configuration = try options.resolve()
-            let logger = Runtime.logger(configuration)
-            let store = try await Runtime.openStore(configuration, logger: logger)
-            let keyRing = try Runtime.keyRing(configuration, store: store)
-            let kid = try await keyRing.rotate(lead: TimeInterval(lead))
-            print(
-                "added key \(kid); it signs from \(Date().addingTimeInterval(TimeInterval(lead)).formatted(.iso8601))")
-            try await store.shutdown()
+            let lead = lead
+            try await Users.withEngine(options) { engine, _ in
+                let kid = try await engine.rotateSigningKey(lead: TimeInterval(lead))
+                print(
+                    "added key \(kid); it signs from \(Date().addingTimeInterval(TimeInterval(lead)).formatted(.iso8601))")
+            }
         }
     }
 }

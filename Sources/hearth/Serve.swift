@@ -106,7 +106,9 @@ struct Serve: AsyncParsableCommand {
 
         // Keys rotated by `hearth keys rotate` or by another server reach this one within a minute (at once when one
         // of their tokens arrives);
-        // rotated refresh tokens older than the reuse-detection window are purged hourly.
+        // rotated refresh tokens older than the reuse-detection window, and audit events older than
+        // `auditRetentionDays`, are purged hourly.
+        let auditRetentionDays = configuration.auditRetentionDays
         let housekeeping = Task {
             var minutes = 0
             while true {
@@ -119,6 +121,13 @@ struct Serve: AsyncParsableCommand {
                         break  // stopping while it ran
                     } catch {
                         logger.warning("purging old refresh tokens failed", metadata: ["error": "\(error)"])
+                    }
+                    do {
+                        _ = try await runtime.engine.purgeAuditEvents(olderThanDays: auditRetentionDays)
+                    } catch where Task.isCancelled {
+                        break
+                    } catch {
+                        logger.warning("purging old audit events failed", metadata: ["error": "\(error)"])
                     }
                 }
                 minutes += 1
@@ -177,6 +186,8 @@ struct Serve: AsyncParsableCommand {
         // Ended before the store closes, so a probe cannot report the closing store as a failure.
         watching.cancel()
         await watching.value
+        // Sign-in activity still buffered is stored before the store closes.
+        await runtime.engine.flushActivity()
         await runtime.shutdown()
         logger.info("hearth stopped")
     }

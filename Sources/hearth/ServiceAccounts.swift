@@ -40,17 +40,15 @@ struct ServiceAccounts: AsyncParsableCommand {
             guard !FileManager.default.fileExists(atPath: out) else {
                 throw CommandFailure("\(out) exists; choose another path or remove it first")
             }
-            let store = try await Runtime.openStore(configuration, logger: Runtime.logger(configuration))
             let credential = try ServiceAccountCredential.generate(
                 projectID: project, tokenURI: tokenURI, name: name, random: .system, now: Date())
             // Write the file first: a key whose private half was never saved must not be registered.
             let created = FileManager.default.createFile(
                 atPath: out, contents: Data(credential.json.jsonBytes), attributes: [.posixPermissions: 0o600])
             guard created else { throw CommandFailure("could not write \(out)") }
-            try await store.insertServiceAccountKey(credential.key)
+            try await Users.withEngine(options) { engine, _ in try await engine.registerServiceAccountKey(credential.key) }
             print("created key \(credential.key.keyID) for \(credential.key.clientEmail) (project \(project))")
             print("wrote \(out) (mode 0600); token_uri \(tokenURI)")
-            try await store.shutdown()
         }
     }
 
@@ -85,11 +83,11 @@ struct ServiceAccounts: AsyncParsableCommand {
         var keyID: String
 
         func run() async throws {
-            let configuration = try options.resolve()
-            let store = try await Runtime.openStore(configuration, logger: Runtime.logger(configuration))
-            let revoked = try await store.revokeServiceAccountKey(keyID: keyID, at: Date())
-            try await store.shutdown()
-            guard revoked else { throw CommandFailure("no active key \(keyID); see hearth service-accounts list") }
+            do {
+                try await Users.withEngine(options) { engine, _ in _ = try await engine.revokeServiceAccountKey(keyID: keyID) }
+            } catch is CommandFailure {
+                throw CommandFailure("no active key \(keyID); see hearth service-accounts list")
+            }
             print("revoked \(keyID)")
         }
     }

@@ -24,7 +24,10 @@ struct Users: AsyncParsableCommand {
             throw CommandFailure("unknown project \(configuration.defaultProject)")
         }
         do {
-            try await body(runtime.engine, RequestOrigin(project: project, clientIP: nil, isAdmin: true))
+            // Changes made from the command line are audited as `cli`.
+            try await AuditActor.$current.withValue(AuditActor(kind: .cli, id: "cli", clientAddress: nil)) {
+                try await body(runtime.engine, RequestOrigin(project: project, clientIP: nil, isAdmin: true))
+            }
         } catch let error as AuthError {
             await runtime.shutdown()
             throw CommandFailure(error.message)

@@ -101,6 +101,41 @@ struct HearthAdminSDKTests {
         }
     }
 
+    @Test func listsAndEndsSessionsAndReadsTheAuditLog() async throws {
+        let h = try await Harness(liveClock: true)
+        try await withAdmin(h) { admin, c in
+            let first = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let uid = try #require(first.string("localId"))
+            let second = try await c.signIn("ada@example.com", "correct horse")
+            let sessions = try await admin.users.sessions(uid: uid)
+            #expect(sessions.count == 2)
+            // Over a real socket the client is 127.0.0.1, kept as its /24.
+            #expect(sessions.allSatisfy { $0.ipPrefix == "127.0.0.0/24" && $0.signInProvider == "password" })
+            #expect(sessions.allSatisfy { $0.createdAt != nil && $0.lastUsedAt != nil })
+            try await admin.users.endSession(uid: uid, sessionID: sessions[0].sessionID)
+            let refreshes = [
+                try await c.refresh(try #require(first.string("refreshToken"))),
+                try await c.refresh(try #require(second.string("refreshToken"))),
+            ]
+            #expect(refreshes.map(\.status).sorted() == [200, 400])
+            #expect(refreshes.contains { $0.errorCode == "TOKEN_EXPIRED" })
+            #expect(try await admin.users.sessions(uid: uid).map(\.sessionID) == [sessions[1].sessionID])
+            await #expect(throws: HearthAdminError.self) {
+                try await admin.users.endSession(uid: uid, sessionID: sessions[0].sessionID)
+            }
+
+            let log = try await admin.auditEvents(action: "session.revoke")
+            #expect(log.events.map(\.outcome) == ["NOT_FOUND", "success"])
+            #expect(log.events.allSatisfy { $0.actorKind == "serviceAccount" && $0.clientAddress == "127.0.0.1" })
+            #expect(log.events.allSatisfy { $0.uid == uid })
+            let first1 = try await admin.auditEvents(pageSize: 1)
+            #expect(first1.nextPageToken != nil)
+            let next = try await admin.auditEvents(pageSize: 1, pageToken: first1.nextPageToken)
+            #expect(first1.events.map(\.eventID) == [log.events[0].eventID])
+            #expect(next.events.map(\.eventID) == [log.events[1].eventID])
+        }
+    }
+
     @Test func theMiddlewareLetsOnlyHearthUsersThrough() async throws {
         let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in

@@ -241,6 +241,52 @@ struct ServerProcessTests {
         #expect(try JSONValue.parse(Array(data)).objectValue?.count == 2)
     }
 
+    @Test func theCommandLineIsAuditedAndExportsTheLogWithBufferedSignInsFlushedAtStop() async throws {
+        let dir = try makeDataDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func hearth(_ args: [String]) async throws -> String {
+            let (status, text) = try await runHearth(args + ["--config", dir.appendingPathComponent("hearth.json").path, "--project", "crash-test"], dataDir: dir)
+            #expect(status == 0, "\(args): \(text)")
+            return text
+        }
+        func exported(_ args: [String] = []) async throws -> [JSONValue] {
+            try await hearth(["audit", "export"] + args).split(separator: "\n")
+                .filter { $0.hasPrefix("{") }.map { try JSONValue(parsing: String($0)) }
+        }
+        _ = try await hearth(["users", "create", "--uid", "cli-1", "--email", "cli@example.com"])
+        _ = try await hearth(["users", "disable", "cli-1"])
+        _ = try await hearth(["keys", "rotate", "--lead", "0"])
+        let keyFile = dir.appendingPathComponent("sa.json").path
+        _ = try await hearth(["service-accounts", "create", "--out", keyFile])
+        let keyID = try #require(try JSONValue(parsing: String(contentsOfFile: keyFile, encoding: .utf8))["private_key_id"]?.stringValue)
+        _ = try await hearth(["service-accounts", "revoke", keyID])
+        // A sign-up through a server reaches the log when the server stops, though it was buffered.
+        let server = try ServerProcess(arguments: arguments(dir))
+        let port = try await server.waitUntilListening()
+        let (status, body) = try await postJSON(port: port, path: "/v1/accounts:signUp", body: ["returnSecureToken": true])
+        #expect(status == 200)
+        server.signal(SIGTERM)
+        #expect(try await server.waitForExit() == 0)
+
+        let events = try await exported()
+        #expect(
+            events.map { $0["action"]?.stringValue } == [
+                "user.signIn", "user.signUp", "serviceAccount.revoke", "serviceAccount.create", "keys.rotate",
+                "user.disable", "user.create",
+            ])
+        // The key file's private key never reaches the log.
+        let privateKey = try #require(try JSONValue(parsing: String(contentsOfFile: keyFile, encoding: .utf8))["private_key"]?.stringValue)
+        #expect(!events.map(\.jsonText).joined().contains(String(privateKey.dropFirst(40).prefix(40))))
+        #expect(events[2...].allSatisfy { $0["actor"]?.stringValue == "cli" && $0["actorKind"]?.stringValue == "cli" })
+        #expect(events[5...].allSatisfy { $0["uid"]?.stringValue == "cli-1" && $0["projectId"]?.stringValue == "crash-test" })
+        #expect(events[0]["uid"] == body["localId"] && events[0]["actorKind"]?.stringValue == "endUser")
+        let future = Date().addingTimeInterval(3600).rfc3339Milliseconds
+        #expect(try await exported(["--since", future]).isEmpty)
+        #expect(try await exported(["--until", future]).count == 7)
+        let (badStatus, _) = try await runHearth(["audit", "export", "--since", "yesterday"], dataDir: dir)
+        #expect(badStatus != 0)
+    }
+
     @Test func sigtermStopsTheServerCleanly() async throws {
         let dir = try makeDataDir()
         defer { try? FileManager.default.removeItem(at: dir) }

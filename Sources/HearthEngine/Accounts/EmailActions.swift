@@ -54,6 +54,17 @@ extension AuthEngine {
     }
 
     public func sendEmailAction(_ r: EmailActionRequest, origin: RequestOrigin) async throws -> EmailActionResult {
+        // An admin's request is an audited change (a reset sent, a link made); an end user's is not.
+        guard origin.isAdmin else { return try await makeEmailAction(r, origin: origin) }
+        let action = r.kind == "PASSWORD_RESET" ? "user.passwordReset" : "user.emailAction"
+        return try await audited(action, scope: origin.project.projectID) { change in
+            let fields: [String: JSONValue?] = ["requestType": r.kind.map(JSONValue.string), "email": r.email.map(JSONValue.string)]
+            change.after = .object(fields.compactMapValues { $0 })
+            return try await makeEmailAction(r, origin: origin)
+        }
+    }
+
+    private func makeEmailAction(_ r: EmailActionRequest, origin: RequestOrigin) async throws -> EmailActionResult {
         guard let name = r.kind.nonEmpty, name != "OOB_REQ_TYPE_UNSPECIFIED" else { throw AuthError(.missingReqType) }
         // Notices' links are made by the server, never asked for.
         guard let kind = EmailActionCode.Kind(rawValue: name), kind != .recoverEmail,

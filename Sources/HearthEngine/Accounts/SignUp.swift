@@ -112,7 +112,7 @@ extension AuthEngine {
         let provider = email == nil ? ProviderID.anonymous : ProviderID.password
         try await runBeforeCreate(&user, provider: provider, origin: origin)
         do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
-        AuthMetrics.signUp(provider: provider)
+        noteSignUp(user, provider: provider, origin: origin)
         logger.info(
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(provider)"])

@@ -88,6 +88,15 @@ extension AuthEngine {
     public static let maxBatchSize = 1000
 
     public func adminCreateUser(_ r: AdminCreateRequest, origin: RequestOrigin) async throws -> UserRecord {
+        try await audited("user.create", scope: origin.project.projectID, targetUID: r.localID) { change in
+            let user = try await createUser(r, origin: origin)
+            change.targetUID = user.uid
+            change.after = AuditRedaction.snapshot(of: user)
+            return user
+        }
+    }
+
+    private func createUser(_ r: AdminCreateRequest, origin: RequestOrigin) async throws -> UserRecord {
         let project = origin.project
         if let uid = r.localID, uid.isEmpty || uid.count > Self.maxUIDLength { throw AuthError(.invalidLocalID) }
         let email = try r.email.map { e throws(AuthError) in try EmailAddress.normalize(e) }
@@ -138,6 +147,41 @@ extension AuthEngine {
     }
 
     public func adminUpdateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws -> UserRecord {
+        try await audited(Self.auditAction(of: r), scope: origin.project.projectID, targetUID: r.localID) { change in
+            let (before, after) = try await updateUser(r, origin: origin)
+            change.before = AuditRedaction.snapshot(of: before)
+            change.after = AuditRedaction.snapshot(of: after)
+            if change.action == "mfa.remove", after.mfaEnrollments.count >= before.mfaEnrollments.count {
+                change.action = "user.update"
+            }
+            return after
+        }
+    }
+
+    /// The audit log's name for an admin update: the specific action when the request changes only that
+    /// (the Admin SDKs' `setCustomUserClaims`, `revokeRefreshTokens`, disabling, removing factors), else `user.update`.
+    static func auditAction(of r: AdminUpdateRequest) -> String {
+        let onlyClaims = r.customAttributes != nil
+        let onlyValidSince = r.validSince != nil
+        let onlyDisabled = r.disabled != nil
+        let onlyMFA = r.mfaEnrollments != nil
+        let changes = [
+            r.email != nil, r.password != nil, r.displayName != nil, r.photoURL != nil, r.phoneNumber != nil,
+            r.emailVerified != nil, onlyDisabled, onlyClaims, onlyValidSince, !r.deleteAttributes.isEmpty,
+            !r.deleteProviders.isEmpty, r.linkProvider != nil, onlyMFA,
+        ].filter { $0 }.count
+        guard changes == 1 else { return "user.update" }
+        if onlyClaims { return "user.claims" }
+        if onlyValidSince { return "sessions.revoke" }
+        if let disabled = r.disabled { return disabled ? "user.disable" : "user.enable" }
+        if onlyMFA { return "mfa.remove" }
+        return "user.update"
+    }
+
+    /// The user before and after the update.
+    private func updateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws
+        -> (before: UserRecord, after: UserRecord)
+    {
         guard let uid = r.localID.nonEmpty else { throw AuthError(.missingLocalID) }
         let project = origin.project
         // Validate once, before any read, so a bad field never half-applies.
@@ -153,6 +197,7 @@ extension AuthEngine {
             guard var user = try await store.user(projectID: project.projectID, uid: uid) else {
                 throw AuthError(.userNotFound)
             }
+            let before = user
             // A new password or address, disabling, or an explicit validSince (the Admin SDKs'
             // revokeRefreshTokens) ends every session that exists now.
             var endsSessions = hash != nil || r.disabled == true || r.validSince != nil
@@ -182,16 +227,21 @@ extension AuthEngine {
             try await save(&user)
             if endsSessions { try await endSessions(of: uid, projectID: project.projectID) }
             logger.info("account updated by admin", metadata: ["project": "\(project.projectID)", "uid": "\(uid)"])
-            return user
+            return (before, user)
         }
     }
 
     public func adminDeleteUser(localID: String?, origin: RequestOrigin) async throws {
-        guard let uid = localID.nonEmpty else { throw AuthError(.missingLocalID) }
-        guard try await store.deleteUser(projectID: origin.project.projectID, uid: uid) else {
-            throw AuthError(.userNotFound)
+        try await audited("user.delete", scope: origin.project.projectID, targetUID: localID) { change in
+            guard let uid = localID.nonEmpty else { throw AuthError(.missingLocalID) }
+            let before = try await store.user(projectID: origin.project.projectID, uid: uid)
+            guard try await store.deleteUser(projectID: origin.project.projectID, uid: uid) else {
+                throw AuthError(.userNotFound)
+            }
+            change.before = before.map(AuditRedaction.snapshot(of:))
+            logger.info(
+                "account deleted by admin", metadata: ["project": "\(origin.project.projectID)", "uid": "\(uid)"])
         }
-        logger.info("account deleted by admin", metadata: ["project": "\(origin.project.projectID)", "uid": "\(uid)"])
     }
 
     /// A page of users in uid order (`batchGet`, the Admin SDKs' `listUsers`); the page token is the last uid.
@@ -223,7 +273,10 @@ extension AuthEngine {
                     ))
                 continue
             }
-            _ = try await store.deleteUser(projectID: projectID, uid: uid)
+            try await audited("user.delete", scope: projectID, targetUID: uid) { change in
+                change.before = AuditRedaction.snapshot(of: user)
+                _ = try await store.deleteUser(projectID: projectID, uid: uid)
+            }
         }
         logger.info(
             "accounts deleted by admin",

@@ -57,6 +57,18 @@ extension AuthEngine {
         _ id: String, kind: IdentityProviderConfigs.Kind, config: [String: JSONValue]?, create: Bool,
         mask: [String]? = nil, origin: RequestOrigin
     ) async throws -> JSONValue? {
+        try await auditedSettings(
+            create ? "provider.create" : config == nil ? "provider.delete" : "provider.update",
+            scope: origin.project.projectID
+        ) {
+            try await changeIdentityProviderConfig(id, kind: kind, config: config, create: create, mask: mask, origin: origin)
+        }
+    }
+
+    private func changeIdentityProviderConfig(
+        _ id: String, kind: IdentityProviderConfigs.Kind, config: [String: JSONValue]?, create: Bool,
+        mask: [String]?, origin: RequestOrigin
+    ) async throws -> JSONValue? {
         guard kind.owns(id) else { throw AuthError(.invalidProviderID, id) }
         let projectID = origin.project.projectID
         let exists = (try? identityProviderConfig(id, kind: kind, origin: origin)) != nil

@@ -6,6 +6,25 @@ extension AuthEngine {
     public func updateProjectSettings(projectID: String, patch: [String: JSONValue], mask: [String]?) async throws
         -> ProjectConfig
     {
+        try await auditedSettings("project.update", scope: projectID) {
+            try await changeProjectSettings(projectID: projectID, patch: patch, mask: mask)
+        }
+    }
+
+    /// Runs a change of a scope's run-time settings document as one audit event, the document (redacted) before
+    /// and after.
+    func auditedSettings<T>(_ action: String, scope: String, _ body: () async throws -> T) async throws -> T {
+        try await audited(action, scope: scope) { change in
+            change.before = .object(projects.settings(scope))
+            let result = try await body()
+            change.after = .object(projects.settings(scope))
+            return result
+        }
+    }
+
+    private func changeProjectSettings(projectID: String, patch: [String: JSONValue], mask: [String]?) async throws
+        -> ProjectConfig
+    {
         guard let base = projects.fileConfig(projectID) else {
             throw AuthError(.invalidProjectID, "Project ID does not match: \(projectID)")
         }

@@ -46,6 +46,17 @@ extension AuthEngine {
     public func setSAMLProviderConfig(
         _ id: String, config: [String: JSONValue]?, create: Bool, mask: [String]? = nil, origin: RequestOrigin
     ) async throws -> JSONValue? {
+        try await auditedSettings(
+            create ? "provider.create" : config == nil ? "provider.delete" : "provider.update",
+            scope: origin.project.projectID
+        ) {
+            try await changeSAMLProviderConfig(id, config: config, create: create, mask: mask, origin: origin)
+        }
+    }
+
+    private func changeSAMLProviderConfig(
+        _ id: String, config: [String: JSONValue]?, create: Bool, mask: [String]?, origin: RequestOrigin
+    ) async throws -> JSONValue? {
         guard Self.isSAMLProviderID(id) else { throw AuthError(.invalidProviderID, id) }
         var stored = samlConfigs(origin)
         if create && stored[id] != nil { throw AuthError(.configurationExists) }

@@ -58,3 +58,37 @@ extension AuthEngine {
         )
     }
 }
+
+/// The operator's key changes (`hearth service-accounts create|revoke`, `hearth keys rotate`), each an audit event.
+extension AuthEngine {
+    /// Registers the public half of a new service-account key.
+    public func registerServiceAccountKey(_ key: ServiceAccountKey) async throws {
+        try await audited("serviceAccount.create", scope: key.projectID) { change in
+            try await store.insertServiceAccountKey(key)
+            change.after = ["keyId": .string(key.keyID), "clientEmail": .string(key.clientEmail)]
+        }
+    }
+
+    /// Revokes a service-account key; false when no active key has that id.
+    public func revokeServiceAccountKey(keyID: String) async throws -> Bool {
+        let key = try await store.serviceAccountKey(keyID: keyID)
+        return try await audited("serviceAccount.revoke", scope: key?.projectID ?? projects.defaultProjectID) { change in
+            change.before = ["keyId": .string(keyID), "clientEmail": key.map { .string($0.clientEmail) } ?? .null]
+            guard try await store.revokeServiceAccountKey(keyID: keyID, at: clock.now()) else {
+                throw AuthError(.notFound, "no active key \(keyID)")
+            }
+            change.after = ["keyId": .string(keyID), "revoked": true]
+            return true
+        }
+    }
+
+    /// Adds a signing key that signs after `lead` seconds; its kid. Keys serve every project: the event is the
+    /// default project's.
+    public func rotateSigningKey(lead: TimeInterval) async throws -> String {
+        try await audited("keys.rotate", scope: projects.defaultProjectID) { change in
+            let kid = try await idTokens.keyRing.rotate(lead: lead)
+            change.after = ["kid": .string(kid), "leadSeconds": .number(lead)]
+            return kid
+        }
+    }
+}

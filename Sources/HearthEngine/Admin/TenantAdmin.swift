@@ -8,6 +8,15 @@ extension AuthEngine {
     public static let maxTenantPageSize = 1000
 
     public func createTenant(_ fields: [String: JSONValue], origin: RequestOrigin) async throws -> JSONValue {
+        // Tenant events are the project's: a deleted tenant's own log could no longer be read.
+        try await audited("tenant.create", scope: origin.project.firebaseProjectID) { change in
+            let created = try await makeTenant(fields, origin: origin)
+            change.after = created
+            return created
+        }
+    }
+
+    private func makeTenant(_ fields: [String: JSONValue], origin: RequestOrigin) async throws -> JSONValue {
         let project = origin.project.firebaseProjectID
         guard origin.project.tenant == nil else { throw AuthError(.unsupportedTenantOperation) }
         // A new tenant allows nothing until told (Identity Platform's defaults), whatever the emulator does for
@@ -45,14 +54,26 @@ extension AuthEngine {
     public func updateTenant(_ patch: [String: JSONValue], mask: [String]?, origin: RequestOrigin) async throws
         -> JSONValue
     {
-        guard var tenant = origin.project.tenant else { throw AuthError(.tenantNotFound) }
-        try tenant.apply(patch, mask: mask.flatMap { $0.isEmpty ? nil : $0 })
-        try await saveTenant(tenant, project: origin.project.firebaseProjectID, keeping: projects.settings(origin.project.projectID))
-        return tenant.json(project: origin.project.firebaseProjectID)
+        try await audited("tenant.update", scope: origin.project.firebaseProjectID) { change in
+            guard var tenant = origin.project.tenant else { throw AuthError(.tenantNotFound) }
+            change.before = tenant.json(project: origin.project.firebaseProjectID)
+            try tenant.apply(patch, mask: mask.flatMap { $0.isEmpty ? nil : $0 })
+            try await saveTenant(
+                tenant, project: origin.project.firebaseProjectID, keeping: projects.settings(origin.project.projectID))
+            change.after = tenant.json(project: origin.project.firebaseProjectID)
+            return change.after!
+        }
     }
 
     /// Deletes the tenant with its users and their sessions, as Identity Platform does.
     public func deleteTenant(origin: RequestOrigin) async throws {
+        try await audited("tenant.delete", scope: origin.project.firebaseProjectID) { change in
+            change.before = origin.project.tenant?.json(project: origin.project.firebaseProjectID)
+            try await removeTenant(origin: origin)
+        }
+    }
+
+    private func removeTenant(origin: RequestOrigin) async throws {
         guard let tenant = origin.project.tenant else { throw AuthError(.tenantNotFound) }
         let key = origin.project.projectID
         let users = try await store.deleteAllUsers(projectID: key)

@@ -295,6 +295,17 @@ public struct UserImporter: Sendable {
 extension AuthEngine {
     /// `accounts:batchCreate`.
     public func adminImportUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
+        try await audited("user.import", scope: origin.project.projectID) { change in
+            let errors = try await importUsers(r, origin: origin)
+            // Who was imported, never what: hashes and salts stay out of the log.
+            change.after = [
+                "imported": .number(Double(r.users.count - errors.count)), "failed": .number(Double(errors.count)),
+            ]
+            return errors
+        }
+    }
+
+    private func importUsers(_ r: UserImportRequest, origin: RequestOrigin) async throws -> [UserImportError] {
         let errors = try await UserImporter(store: store, clock: clock, hasher: hasher, emulator: origin.emulator)
             .importBatch(
             r, projectID: origin.project.projectID)

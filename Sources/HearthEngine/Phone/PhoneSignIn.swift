@@ -186,7 +186,7 @@ extension AuthEngine {
                 createdAt: now, lastLoginAt: now)
             try await runBeforeCreate(&user, provider: ProviderID.phone, origin: origin)
             do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
-            AuthMetrics.signUp(provider: ProviderID.phone)
+            noteSignUp(user, provider: ProviderID.phone, origin: origin)
             logger.info(
                 "account created",
                 metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "phone"])

@@ -96,4 +96,11 @@ extension AuthEngine {
         if deleted > 0 { logger.info("purged old refresh tokens", metadata: ["rows": "\(deleted)"]) }
         return deleted
     }
+
+    /// Deletes audit events older than `days` days (`hearth serve`'s hourly purge, `auditRetentionDays`).
+    public func purgeAuditEvents(olderThanDays days: Int) async throws -> Int {
+        let deleted = try await store.purgeAuditEvents(before: clock.now().addingTimeInterval(-Double(days) * 86_400))
+        if deleted > 0 { logger.info("purged old audit events", metadata: ["rows": "\(deleted)"]) }
+        return deleted
+    }
 }

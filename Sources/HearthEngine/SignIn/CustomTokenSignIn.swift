@@ -27,7 +27,7 @@ extension AuthEngine {
                 // Created by a concurrent sign-in with the same token: sign in to that account instead.
                 throw StoreError.versionConflict
             } catch { throw mapStoreError(error) }
-            AuthMetrics.signUp(provider: ProviderID.custom)
+            noteSignUp(user, provider: ProviderID.custom, origin: origin)
             logger.info(
                 "account created", metadata: ["project": "\(project.projectID)", "uid": "\(uid)", "provider": "custom"])
             return (user, true)

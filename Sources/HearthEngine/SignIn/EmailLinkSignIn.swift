@@ -60,7 +60,7 @@ extension AuthEngine {
             user.emailLinkSignIn = true
             try await runBeforeCreate(&user, provider: ProviderID.emailLink, origin: origin)
             do { try await store.insertUser(user) } catch { throw mapStoreError(error) }
-            AuthMetrics.signUp(provider: ProviderID.emailLink)
+            noteSignUp(user, provider: ProviderID.emailLink, origin: origin)
             logger.info(
                 "account created", metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "emailLink"])
             let tokens = try await startSession(

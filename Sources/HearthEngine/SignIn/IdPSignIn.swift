@@ -232,7 +232,7 @@ extension AuthEngine {
         } catch {
             throw mapStoreError(error)
         }
-        AuthMetrics.signUp(provider: identity.providerID)
+        noteSignUp(user, provider: identity.providerID, origin: origin)
         logger.info(
             "account created",
             metadata: ["project": "\(project.projectID)", "uid": "\(user.uid)", "provider": "\(identity.providerID)"])

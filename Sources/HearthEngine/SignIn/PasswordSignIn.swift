@@ -48,11 +48,20 @@ extension AuthEngine {
         let stored = user?.passwordHash.flatMap(PasswordHash.init(encoded:))
         guard try await hasher.verify(password, against: stored), var user, let stored else {
             AuthMetrics.signInFailed(provider: ProviderID.password)
-            if project.emailEnumerationProtection { throw AuthError(.invalidLoginCredentials) }
-            throw AuthError(user?.passwordHash == nil ? .emailNotFound : .invalidPassword)
+            let failure = AuthError(
+                project.emailEnumerationProtection
+                    ? .invalidLoginCredentials : user?.passwordHash == nil ? .emailNotFound : .invalidPassword)
+            if let user {
+                recordActivity("user.signInFailed", uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
+            }
+            throw failure
         }
         try await release(reservation)
-        if user.disabled { throw AuthError(.userDisabled) }
+        if user.disabled {
+            let failure = AuthError(.userDisabled)
+            recordActivity("user.signInFailed", uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
+            throw failure
+        }
 
         let now = clock.now()
         if stored.needsUpgrade(to: hasher.parameters) {

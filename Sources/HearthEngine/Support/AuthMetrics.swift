@@ -32,4 +32,12 @@ enum AuthMetrics {
     /// Password hashes waiting for or running on the hash threads, and how long each waited for a thread.
     static let hashQueueDepth = Gauge(label: "hearth_password_hash_queue_depth")
     static let hashWait = Timer(label: "hearth_password_hash_wait_seconds", preferredDisplayUnit: .seconds)
+
+    /// An audit event the store refused (logged too); the change it describes stands.
+    static func auditWriteFailed() {
+        Counter(label: "hearth_audit_write_failures_total").increment()
+    }
+
+    /// End-user activity events dropped because the buffer was full, rather than making a sign-in wait.
+    static let activityDropped = Counter(label: "hearth_activity_events_dropped_total")
 }

@@ -133,6 +133,7 @@ public struct AuthRoutes: Sendable {
         }
         registerAppleNotifications(on: router)
         registerMultiFactor(on: router)
+        registerAuditRoutes(on: router)
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)
@@ -174,16 +175,17 @@ public struct AuthRoutes: Sendable {
         let locale = wire.headers[HTTPField.Name("X-Firebase-Locale")!]
         // Only a bearer credential makes an admin request; another scheme (Basic…) is ignored, as Google ignores it.
         if let authorization = wire.headers[.authorization], authorization.lowercased().hasPrefix("bearer") {
-            let project = try scoped(
-                try await adminAuthenticator.project(authorization: authorization, pathProject: pathProject),
-                pathTenant: pathTenant, wire: wire)
+            let (keyProject, actor) = try await adminAuthenticator.admin(
+                authorization: authorization, pathProject: pathProject, clientAddress: wire.clientIP)
+            let project = try scoped(keyProject, pathTenant: pathTenant, wire: wire)
             guard let handler = admin ?? client else { throw AuthError(.notFound, "Not Found") }
             if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
             var origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator,
                 userAgent: wire.headers[.userAgent])
             origin.emulatorLinks = emulatorLinks(request, wire, project)
-            return WireResponse.json(try await handler(wire, origin))
+            // The engine's use cases record their audit events with it.
+            return try await AuditActor.$current.withValue(actor) { WireResponse.json(try await handler(wire, origin)) }
         }
         guard let client else { throw AdminAuthenticator.missingCredentials }
         if try wire.string("targetProjectId") != nil {

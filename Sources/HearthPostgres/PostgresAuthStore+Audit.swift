@@ -1,0 +1,73 @@
+import Foundation
+import HearthCore
+import HearthStore
+import PostgresNIO
+
+/// `AuditStore` on PostgreSQL, as on SQLite. Single statements through `query`: the log changes no user, so
+/// appending keeps the user caches' change stamp.
+extension PostgresAuthStore {
+    public func appendAuditEvents(_ events: [AuditEvent]) async throws {
+        guard !events.isEmpty else { return }
+        var binds = PostgresBindings(capacity: events.count * 10)
+        var rows: [String] = []
+        for e in events {
+            let base = binds.count
+            rows.append("(" + (1...10).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
+            binds.append(e.id)
+            binds.append(e.time.millisecondsSince1970)
+            binds.append(e.actorKind)
+            binds.append(e.actor)
+            binds.append(e.clientAddress)
+            binds.append(e.action)
+            binds.append(e.projectID)
+            binds.append(e.targetUID)
+            binds.append(e.outcome)
+            binds.append(e.diff)
+        }
+        try await query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO audit_events (id, time, actor_kind, actor, client_address, action, project_id,
+                      target_uid, outcome, diff)
+                    VALUES \(rows.joined(separator: ", "))
+                    """, binds: binds))
+    }
+
+    public func auditEvents(_ q: AuditEventQuery) async throws -> [AuditEvent] {
+        var conditions: [String] = []
+        var binds = PostgresBindings()
+        func bind(_ value: some PostgresNonThrowingEncodable) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        if let projectID = q.projectID { conditions.append("project_id = \(bind(projectID))") }
+        if let actor = q.actor { conditions.append("actor = \(bind(actor))") }
+        if let action = q.action { conditions.append("action = \(bind(action))") }
+        if let uid = q.targetUID { conditions.append("target_uid = \(bind(uid))") }
+        if let since = q.since { conditions.append("time >= \(bind(since.millisecondsSince1970))") }
+        if let until = q.until { conditions.append("time < \(bind(until.millisecondsSince1970))") }
+        if let p = q.before {
+            let time = bind(p.time.millisecondsSince1970)
+            conditions.append("(time, id) < (\(time), \(bind(p.id)))")
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT * FROM audit_events \(filter) ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))
+            """
+        return try await query(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+            let row = row.makeRandomAccess()
+            return AuditEvent(
+                id: try row["id"].decode(String.self),
+                time: Date(millisecondsSince1970: try row["time"].decode(Int64.self)),
+                actorKind: try row["actor_kind"].decode(String.self), actor: try row["actor"].decode(String.self),
+                clientAddress: try row["client_address"].decode(String?.self),
+                action: try row["action"].decode(String.self), projectID: try row["project_id"].decode(String.self),
+                targetUID: try row["target_uid"].decode(String?.self), outcome: try row["outcome"].decode(String.self),
+                diff: try row["diff"].decode(String?.self))
+        }
+    }
+
+    public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
+        try await query("DELETE FROM audit_events WHERE time < \(cutoff.millisecondsSince1970) RETURNING 1").count
+    }
+}

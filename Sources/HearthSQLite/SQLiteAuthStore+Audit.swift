@@ -1,0 +1,63 @@
+import Foundation
+import GRDB
+import HearthCore
+import HearthStore
+
+/// `AuditStore` on SQLite: one `audit_events` row per event; each filter has an index led by the project that ends
+/// in (time, id), so a page is a range scan in the log's order.
+extension SQLiteAuthStore {
+    public func appendAuditEvents(_ events: [AuditEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await pool.write { db in
+            for e in events {
+                try db.run(
+                    """
+                    INSERT INTO audit_events (id, time, actor_kind, actor, client_address, action, project_id,
+                      target_uid, outcome, diff)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [
+                        e.id, e.time.millisecondsSince1970, e.actorKind, e.actor, e.clientAddress, e.action,
+                        e.projectID, e.targetUID, e.outcome, e.diff,
+                    ])
+            }
+        }
+    }
+
+    public func auditEvents(_ q: AuditEventQuery) async throws -> [AuditEvent] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        func add(_ condition: String, _ values: any DatabaseValueConvertible...) {
+            conditions.append(condition)
+            for value in values { arguments += [value] }
+        }
+        if let projectID = q.projectID { add("project_id = ?", projectID) }
+        if let actor = q.actor { add("actor = ?", actor) }
+        if let action = q.action { add("action = ?", action) }
+        if let uid = q.targetUID { add("target_uid = ?", uid) }
+        if let since = q.since { add("time >= ?", since.millisecondsSince1970) }
+        if let until = q.until { add("time < ?", until.millisecondsSince1970) }
+        if let p = q.before {
+            add("(time < ? OR (time = ? AND id < ?))", p.time.millisecondsSince1970, p.time.millisecondsSince1970, p.id)
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = "SELECT * FROM audit_events \(filter) ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))"
+        let bound = arguments
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
+                AuditEvent(
+                    id: row["id"], time: Date(millisecondsSince1970: row["time"]), actorKind: row["actor_kind"],
+                    actor: row["actor"], clientAddress: row["client_address"], action: row["action"],
+                    projectID: row["project_id"], targetUID: row["target_uid"], outcome: row["outcome"],
+                    diff: row["diff"])
+            }
+        }
+    }
+
+    public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
+        try await pool.write { db in
+            try db.run("DELETE FROM audit_events WHERE time < ?", [cutoff.millisecondsSince1970])
+            return db.changesCount
+        }
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+import HTTPTypes
+import HearthCore
+import HearthEngine
+import HearthStore
+import HearthTokens
+import Hummingbird
+import Testing
+
+/// Sessions as records an operator lists and ends one by one, and the audit log of every admin change, through the
+/// `/hearth/v1` admin routes with real service-account credentials.
+@Suite("Sessions and the audit log")
+struct SessionAndAuditTests {
+    /// Runs `body` with an admin access token and the service account's e-mail (the audit log's actor).
+    static func withAdmin(
+        _ h: Harness, _ body: @Sendable @escaping (Client, String, String) async throws -> Void
+    ) async throws {
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { c in
+            try await body(c, try await account.accessToken(c, now: h.clock.authClock.now()), account.key.clientEmail)
+        }
+    }
+
+    static func signIn(_ c: Client, _ email: String, _ password: String, userAgent: String) async throws -> Client.Reply {
+        var headers = HTTPFields()
+        headers[.userAgent] = userAgent
+        return try await c.post(
+            "/v1/accounts:signInWithPassword",
+            ["email": .string(email), "password": .string(password), "returnSecureToken": true], headers: headers)
+    }
+
+    @Test func anAdminListsAUsersSessionsAndEndsExactlyOne() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, actor in
+            let signedUp = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let uid = try #require(signedUp.string("localId"))
+            h.clock.advance(1)
+            let phone = try await Self.signIn(c, "ada@example.com", "correct horse", userAgent: "FirebaseAuth.iOS/11.4")
+            h.clock.advance(1)
+            let laptop = try await Self.signIn(c, "ada@example.com", "correct horse", userAgent: "Mozilla/5.0")
+            let other = try await c.signUp(email: "bob@example.com", password: "battery staple")
+            let otherUID = try #require(other.string("localId"))
+
+            let base = "/hearth/v1/projects/\(h.projectID)/accounts/\(uid)/sessions"
+            let listed = try await c.admin(base, token: token, method: .get)
+            #expect(listed.status == 200)
+            let sessions = try #require(listed["sessions"]?.arrayValue)
+            #expect(sessions.count == 3)
+            #expect(sessions.map { $0["signInProvider"]?.stringValue } == ["password", "password", "password"])
+            #expect(sessions.compactMap { $0["userAgent"]?.stringValue } == ["FirebaseAuth.iOS/11.4", "Mozilla/5.0"])
+            #expect(sessions.allSatisfy { $0["createdAt"]?.stringValue != nil && $0["lastUsedAt"]?.stringValue != nil })
+            let phoneSession = try #require(
+                sessions.first { $0["userAgent"]?.stringValue == "FirebaseAuth.iOS/11.4" }?["sessionId"]?.stringValue)
+            // The id names the family, never a token or its hash.
+            let phoneToken = try #require(phone.string("refreshToken"))
+            #expect(!phoneToken.contains(phoneSession) && phoneSession != Base64URL.encode(RefreshTokenCodec.hash(phoneToken)))
+
+            // Bob's session id under Ada's path ends nothing.
+            let bobs = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/accounts/\(otherUID)/sessions", token: token, method: .get)
+            let bobSession = try #require(bobs["sessions"]?[0]?["sessionId"]?.stringValue)
+            let wrongUser = try await c.admin("\(base)/\(bobSession)", token: token, method: .delete)
+            #expect(wrongUser.status == 404 && wrongUser.errorCode == "NOT_FOUND")
+            #expect(try await c.refresh(try #require(other.string("refreshToken"))).status == 200)
+
+            let ended = try await c.admin("\(base)/\(phoneSession)", token: token, method: .delete)
+            #expect(ended.status == 200)
+            let refused = try await c.refresh(phoneToken)
+            #expect(refused.errorCode == "TOKEN_EXPIRED")
+            #expect(try await c.refresh(try #require(laptop.string("refreshToken"))).status == 200)
+            #expect(try await c.refresh(try #require(signedUp.string("refreshToken"))).status == 200)
+            let after = try await c.admin(base, token: token, method: .get)
+            #expect(after["sessions"]?.arrayValue?.count == 2)
+            #expect(after["sessions"]?.arrayValue?.contains { $0["sessionId"]?.stringValue == phoneSession } == false)
+
+            // Without admin credentials: refused, nothing ended.
+            let anonymous = try await c.send(base, method: .get)
+            #expect(anonymous.status == 401)
+            let anonymousDelete = try await c.send("\(base)/\(bobSession)", method: .delete)
+            #expect(anonymousDelete.status == 401)
+            // An end user's ID token is not an admin credential.
+            let userToken = try #require(signedUp.string("idToken"))
+            #expect(try await c.admin(base, token: userToken, method: .get).status == 401)
+
+            let events = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/auditEvents?action=session.revoke", token: token, method: .get)
+            let revocations = try #require(events["events"]?.arrayValue)
+            #expect(revocations.map { $0["outcome"]?.stringValue } == ["success", "NOT_FOUND"])
+            #expect(revocations.allSatisfy { $0["actor"]?.stringValue == actor })
+            #expect(revocations.allSatisfy { $0["actorKind"]?.stringValue == "serviceAccount" })
+            #expect(revocations[0]["uid"]?.stringValue == uid)
+        }
+    }
+
+    @Test func everyAdminChangeIsOneEventWithARedactedDiff() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, actor in
+            let v1 = "/v1/projects/\(h.projectID)"
+            let created = try await c.admin(
+                "\(v1)/accounts",
+                [
+                    "email": "ada@example.com", "password": "first-Secret-pw",
+                    "mfaInfo": [["phoneInfo": "+16505550101", "displayName": "work"]],
+                ], token: token)
+            let uid = try #require(created.string("localId"))
+            let storedHash = try #require(try await h.store.user(projectID: h.projectID, uid: uid)?.passwordHash)
+            func update(_ fields: [String: JSONValue]) async throws {
+                var body = fields
+                body["localId"] = .string(uid)
+                let reply = try await c.admin("\(v1)/accounts:update", .object(body), token: token)
+                #expect(reply.status == 200, "\(reply.json)")
+            }
+            try await update(["displayName": "Ada L.", "password": "second-Secret-pw"])
+            try await update(["disableUser": true])
+            try await update(["disableUser": false])
+            try await update(["customAttributes": #"{"role":"admin"}"#])
+            try await update(["validSince": .string(String(Int(h.clock.authClock.now().timeIntervalSince1970)))])
+            try await update(["mfa": ["enrollments": []]])
+            let reset = try await c.admin(
+                "\(v1)/accounts:sendOobCode",
+                ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "returnOobLink": true], token: token)
+            #expect(reset.status == 200)
+            let missing = try await c.admin("\(v1)/accounts:update", ["localId": "nobody", "displayName": "x"], token: token)
+            #expect(missing.errorCode == "USER_NOT_FOUND")
+
+            let idp = "/v2/projects/\(h.projectID)/oauthIdpConfigs"
+            let provider = try await c.admin(
+                "\(idp)?oauthIdpConfigId=oidc.corp",
+                [
+                    "clientId": "hearth-web", "clientSecret": "provider-client-SECRET-1",
+                    "issuer": "https://id.corp.example", "enabled": true,
+                ], token: token)
+            #expect(provider.status == 200, "\(provider.json)")
+            let changed = try await c.admin(
+                "\(idp)/oidc.corp?updateMask=clientSecret", ["clientSecret": "provider-client-SECRET-2"], token: token,
+                method: .patch)
+            #expect(changed.status == 200, "\(changed.json)")
+            let project = try await c.admin(
+                "/v2/projects/\(h.projectID)/config?updateMask=authorizedDomains",
+                ["authorizedDomains": ["app.example.com"]], token: token, method: .patch)
+            #expect(project.status == 200, "\(project.json)")
+            let tenant = try await c.admin("/v2/projects/\(h.projectID)/tenants", ["displayName": "Acme"], token: token)
+            let tenantID = try #require(tenant.string("tenantId"))
+            let patched = try await c.admin(
+                "/v2/projects/\(h.projectID)/tenants/\(tenantID)?updateMask=displayName", ["displayName": "Acme2"],
+                token: token, method: .patch)
+            #expect(patched.status == 200)
+            #expect(
+                try await c.admin("/v2/projects/\(h.projectID)/tenants/\(tenantID)", token: token, method: .delete)
+                    .status == 200)
+            #expect(try await c.admin("\(v1)/accounts:delete", ["localId": .string(uid)], token: token).status == 200)
+            // Reads are not events.
+            _ = try await c.admin("\(v1)/accounts:lookup", ["localId": [.string(uid)]], token: token)
+            _ = try await c.admin("/v2/projects/\(h.projectID)/config", token: token, method: .get)
+
+            let page = try await c.admin("/hearth/v1/projects/\(h.projectID)/auditEvents", token: token, method: .get)
+            let events = try #require(page["events"]?.arrayValue)
+            let actions = events.reversed().compactMap { $0["action"]?.stringValue }
+            #expect(
+                actions == [
+                    "user.create", "user.update", "user.disable", "user.enable", "user.claims", "sessions.revoke",
+                    "mfa.remove", "user.passwordReset", "user.update", "provider.create", "provider.update",
+                    "project.update", "tenant.create", "tenant.update", "tenant.delete", "user.delete",
+                ])
+            #expect(events.allSatisfy { $0["actor"]?.stringValue == actor && $0["actorKind"]?.stringValue == "serviceAccount" })
+            let failed = try #require(events.first { $0["outcome"]?.stringValue != "success" })
+            #expect(failed["action"]?.stringValue == "user.update" && failed["outcome"]?.stringValue == "USER_NOT_FOUND")
+            let disable = try #require(events.first { $0["action"]?.stringValue == "user.disable" })
+            #expect(disable["uid"]?.stringValue == uid)
+            #expect(disable["diff"]?["before"]?["disabled"] == .bool(false))
+            #expect(disable["diff"]?["after"]?["disabled"] == .bool(true))
+            let claims = try #require(events.first { $0["action"]?.stringValue == "user.claims" })
+            #expect(claims["diff"]?["after"]?["customClaims"]?.stringValue == #"{"role":"admin"}"#)
+            let providerUpdate = try #require(events.first { $0["action"]?.stringValue == "provider.update" })
+            #expect(providerUpdate["diff"]?["after"] != nil)
+
+            // No secret anywhere in what the store keeps.
+            let stored = try await h.store.auditEvents(AuditEventQuery(projectID: nil, limit: 1000))
+            #expect(stored.count == events.count)
+            let text = stored.compactMap(\.diff).joined(separator: "\n")
+            for secret in [
+                "first-Secret-pw", "second-Secret-pw", storedHash, "$scrypt$", "provider-client-SECRET-1",
+                "provider-client-SECRET-2",
+            ] {
+                #expect(!text.contains(secret), "\(secret) in the audit log")
+            }
+            #expect(text.contains("[redacted]"))
+        }
+    }
+
+    @Test func theLogFiltersPagesAndKeepsTenantsApart() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, actor in
+            let tenant = try await c.admin("/v2/projects/\(h.projectID)/tenants", ["displayName": "Acme"], token: token)
+            let tenantID = try #require(tenant.string("tenantId"))
+            _ = try await c.admin(
+                "/v2/projects/\(h.projectID)/tenants/\(tenantID)?updateMask=allowPasswordSignup",
+                ["allowPasswordSignup": true], token: token, method: .patch)
+            var uids: [String] = []
+            for i in 0..<5 {
+                let created = try await c.admin(
+                    "/v1/projects/\(h.projectID)/accounts", ["email": .string("u\(i)@example.com")], token: token)
+                uids.append(try #require(created.string("localId")))
+                h.clock.advance(1)
+            }
+            let inTenant = try await c.admin(
+                "/v1/projects/\(h.projectID)/tenants/\(tenantID)/accounts", ["email": "t@example.com"], token: token)
+            let tenantUID = try #require(inTenant.string("localId"))
+
+            let log = "/hearth/v1/projects/\(h.projectID)/auditEvents"
+            var seen: [String] = []
+            var pageToken: String?
+            repeat {
+                let path = "\(log)?action=user.create&pageSize=2" + (pageToken.map { "&pageToken=\($0)" } ?? "")
+                let page = try await c.admin(path, token: token, method: .get)
+                #expect(page.status == 200, "\(page.json)")
+                seen += page["events"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } ?? []
+                pageToken = page.string("nextPageToken")
+            } while pageToken != nil
+            #expect(seen == uids.reversed(), "newest first, every page after the last")
+
+            let one = try await c.admin("\(log)?uid=\(uids[2])", token: token, method: .get)
+            #expect(one["events"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == [uids[2]])
+            #expect(try await c.admin("\(log)?actor=cli", token: token, method: .get)["events"]?.arrayValue?.isEmpty == true)
+            let byActor = try await c.admin("\(log)?actor=\(actor)&action=user.create", token: token, method: .get)
+            #expect(byActor["events"]?.arrayValue?.count == 5)
+            let start = h.clock.authClock.now().addingTimeInterval(-2.5).rfc3339Milliseconds
+            let recent = try await c.admin("\(log)?action=user.create&startTime=\(start)", token: token, method: .get)
+            #expect(recent["events"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == [uids[4], uids[3]])
+            #expect(try await c.admin("\(log)?startTime=yesterday", token: token, method: .get).errorCode == "INVALID_ARGUMENT")
+            #expect(try await c.admin("\(log)?pageToken=garbage", token: token, method: .get).errorCode == "INVALID_ARGUMENT")
+
+            // The tenant's user is in the tenant's log only; another tenant sees none of it.
+            #expect(seen.contains(tenantUID) == false)
+            let tenantLog = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/tenants/\(tenantID)/auditEvents", token: token, method: .get)
+            #expect(tenantLog["events"]?.arrayValue?.compactMap { $0["uid"]?.stringValue } == [tenantUID])
+            #expect(tenantLog["events"]?[0]?["tenantId"]?.stringValue == tenantID)
+            let other = try await c.admin("/v2/projects/\(h.projectID)/tenants", ["displayName": "Beta"], token: token)
+            let otherID = try #require(other.string("tenantId"))
+            let otherLog = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/tenants/\(otherID)/auditEvents", token: token, method: .get)
+            #expect(otherLog.status == 200 && otherLog["events"]?.arrayValue?.isEmpty == true)
+
+            #expect(try await c.send(log, method: .get).status == 401)
+        }
+    }
+
+    @Test func endUserSignInsAndFailuresReachTheUsersHistoryInBatches() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, _ in
+            let signedUp = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let uid = try #require(signedUp.string("localId"))
+            #expect(try await c.signIn("ada@example.com", "wrong horse").status == 400)
+            #expect(try await c.signIn("ada@example.com", "correct horse").status == 200)
+            let disabled = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "disableUser": true], token: token)
+            #expect(disabled.status == 200)
+            #expect(try await c.signIn("ada@example.com", "correct horse").errorCode == "USER_DISABLED")
+            await h.engine.flushActivity()
+            let history = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/auditEvents?uid=\(uid)", token: token, method: .get)
+            let events = try #require(history["events"]?.arrayValue).reversed()
+            #expect(
+                events.map { $0["action"]?.stringValue } == [
+                    "user.signUp", "user.signIn", "user.signInFailed", "user.signIn", "user.disable", "user.signInFailed",
+                ])
+            #expect(
+                events.map { $0["outcome"]?.stringValue } == [
+                    "success", "success", "INVALID_LOGIN_CREDENTIALS", "success", "success", "USER_DISABLED",
+                ])
+            // The user's History holds the operator's change beside their own activity.
+            #expect(events.filter { $0["actorKind"]?.stringValue == "endUser" }.allSatisfy { $0["actor"]?.stringValue == uid })
+            #expect(events.filter { $0["actorKind"]?.stringValue != "endUser" }.map { $0["action"]?.stringValue } == ["user.disable"])
+            #expect(events.first?["diff"]?["after"]?["signInProvider"]?.stringValue == "password")
+        }
+    }
+}
