@@ -326,5 +326,49 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX audit_events_time ON audit_events (time, id)",
             ]),
+        // Console admins (not end users of any project) and their browser sessions; secrets hashed or sealed.
+        Migration(
+            version: "v17_console_admins",
+            statements: [
+                """
+                CREATE TABLE console_admins (
+                  email TEXT PRIMARY KEY,
+                  role TEXT NOT NULL,
+                  password_hash TEXT,
+                  totp_secret TEXT,
+                  recovery_codes TEXT NOT NULL DEFAULT '',
+                  setup_token_hash TEXT UNIQUE,
+                  setup_expires_at BIGINT,
+                  disabled BOOLEAN NOT NULL DEFAULT FALSE,
+                  failed_attempts INTEGER NOT NULL DEFAULT 0,
+                  locked_until BIGINT,
+                  last_totp_step BIGINT,
+                  created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE console_sessions (
+                  token_hash TEXT PRIMARY KEY,
+                  email TEXT NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  last_seen_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX console_sessions_email ON console_sessions (email)",
+            ]),
+        // The console's "Search users": prefix ranges in byte order (COLLATE "C", as the uid listing sorts), which
+        // the indexes of the database's default collation cannot serve.
+        Migration(
+            version: "v18_user_search",
+            statements: [
+                """
+                CREATE INDEX users_email_search ON users (project_id, email COLLATE "C") WHERE email IS NOT NULL
+                """,
+                """
+                CREATE INDEX users_phone_search ON users (project_id, phone_number COLLATE "C")
+                WHERE phone_number IS NOT NULL
+                """,
+                "CREATE INDEX users_uid_search ON users (project_id, uid COLLATE \"C\")",
+            ]),
     ]
 }

@@ -300,6 +300,33 @@ enum SQLiteSchema {
                     CREATE INDEX audit_events_time ON audit_events (time, id);
                     """)
         }
+        // Console admins (not end users of any project) and their browser sessions; secrets hashed or sealed.
+        m.registerMigration("v17_console_admins") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE console_admins (
+                      email TEXT PRIMARY KEY NOT NULL,
+                      role TEXT NOT NULL,
+                      password_hash TEXT,
+                      totp_secret TEXT,
+                      recovery_codes TEXT NOT NULL DEFAULT '',
+                      setup_token_hash TEXT UNIQUE,
+                      setup_expires_at INTEGER,
+                      disabled INTEGER NOT NULL DEFAULT 0,
+                      failed_attempts INTEGER NOT NULL DEFAULT 0,
+                      locked_until INTEGER,
+                      last_totp_step INTEGER,
+                      created_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE TABLE console_sessions (
+                      token_hash TEXT PRIMARY KEY NOT NULL,
+                      email TEXT NOT NULL,
+                      created_at INTEGER NOT NULL,
+                      last_seen_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX console_sessions_email ON console_sessions (email);
+                    """)
+        }
         return m
     }
 }

@@ -11,7 +11,7 @@ import HearthCore
 /// serialise concurrent calls for the same token (across processes, not only threads).
 /// `AuthStoreConformance` in the test suite states the contract as executable cases.
 public protocol AuthStore: UserStore, SessionStore, OneTimeCodeStore, KeyStore, LimitStore, SettingsStore,
-    AuditStore
+    AuditStore, ConsoleAdminStore
 {
     /// A short name for logs ("sqlite:/path", "postgres://host/db").
     var description: String { get }

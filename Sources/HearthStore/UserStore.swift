@@ -49,4 +49,9 @@ public protocol UserStore: Sendable {
     /// A user with a provider link that carries `email` (as the provider last gave it, lower-cased), the lowest
     /// uid when several have one; for createAuthUri, which lists an address's sign-in methods.
     func user(projectID: String, providerEmail: String) async throws -> UserRecord?
+
+    /// A page of the users whose e-mail, phone number or uid (by `search.field`) starts with `search.prefix`, in
+    /// that field's order after `search.after`, keeping those that pass the filters: an indexed range scan, never
+    /// a table scan (the console's "Search users").
+    func searchUsers(projectID: String, _ search: UserSearch, limit: Int) async throws -> [UserRecord]
 }
