@@ -148,6 +148,15 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
+        // The operator's console: server-rendered pages on the operator listener over the engine's use cases.
+        .target(
+            name: "HearthConsole",
+            dependencies: [
+                "HearthCore", "HearthServer", "HearthEngine", "HearthStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // The server-side SDK for backends: verify tokens, mint custom tokens, manage users over HTTP.
         .target(
             name: "HearthAdmin",
@@ -168,7 +177,7 @@ let package = Package(
             name: "hearth",
             dependencies: [
                 "HearthCore", "HearthStore", "HearthTokens", "HearthEngine", "HearthServer", "HearthPages",
-                "HearthSQLite", "HearthPostgres", "HearthMessaging",
+                "HearthConsole", "HearthSQLite", "HearthPostgres", "HearthMessaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

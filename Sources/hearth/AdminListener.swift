@@ -1,4 +1,5 @@
 import Foundation
+import HearthConsole
 import HearthCore
 import HearthServer
 import Hummingbird
@@ -10,7 +11,7 @@ import Prometheus
 /// `/readyz` (the store answers within the watchdog's deadline and a signing key is loaded; 503 otherwise) and
 /// `/metrics` (Prometheus text:
 /// requests by route and status with latencies, sign-ins and sign-ups by provider, limit refusals, SMS sends,
-/// signing-key age).
+/// signing-key age), and the console under `/console/` (HearthConsole).
 enum AdminListener {
     /// Installs the process-wide metrics backend once; every `Counter`/`Timer` made afterwards lands in it.
     static let registry: PrometheusCollectorRegistry = {
@@ -20,11 +21,13 @@ enum AdminListener {
     }()
 
     static func application(
-        runtime: Runtime, watchdog: StoreWatchdog, host: String, port: Int, emulator: Bool, logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void
+        runtime: Runtime, watchdog: StoreWatchdog, host: String, port: Int, emulator: Bool, console: ConsoleSettings,
+        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let registry = Self.registry
-        let router = Router()
+        // The request context of the API's pages, so the console decodes forms with the one request decoder.
+        let router = Router(context: HearthRequestContext.self)
+        Console(engine: runtime.engine, settings: console).register(on: router)
         router.get("/healthz") { _, _ in jsonResponse(["status": "ok"]) }
         router.get("/readyz") { _, _ in
             var problems: [String] = []

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HearthConsole
 import HearthMessaging
 import HearthPages
 import HearthServer
@@ -45,6 +46,13 @@ struct Serve: AsyncParsableCommand {
 
     @Option(name: .long, help: "Address of the operator's listener (default 127.0.0.1). Env: HEARTH_ADMIN_HOST.")
     var adminHost: String?
+
+    @Option(
+        name: .long,
+        help:
+            "Origin operators reach the operator listener at through a proxy (e.g. https://admin.example.com); the console answers to it besides the loopback names. Env: HEARTH_CONSOLE_ORIGIN."
+    )
+    var consoleOrigin: String?
 
     @Option(
         name: .long,
@@ -166,9 +174,13 @@ struct Serve: AsyncParsableCommand {
         }
         let watching = Task { await watchdog.run() }
         let admin = AdminListener.application(
-            runtime: runtime, watchdog: watchdog, host: operatorHost, port: operatorPort, emulator: emulatorMode, logger: logger
+            runtime: runtime, watchdog: watchdog, host: operatorHost, port: operatorPort, emulator: emulatorMode,
+            console: ConsoleSettings(
+                publicOrigin: consoleOrigin ?? environment["HEARTH_CONSOLE_ORIGIN"],
+                projectID: configuration.defaultProject),
+            logger: logger
         ) { port in
-            logger.info("operator endpoints (/healthz, /readyz, /metrics) on http://\(operatorHost):\(port)")
+            logger.info("operator endpoints (/healthz, /readyz, /metrics, /console/) on http://\(operatorHost):\(port)")
         }
         // The operator's listener must never take the API down with it: if its port is taken, say so and serve on.
         // It is left running until the process ends rather than cancelled (Hummingbird logs a cancelled server as

@@ -1,0 +1,287 @@
+import Foundation
+import HearthCore
+import HearthEngine
+import HearthStore
+import Hummingbird
+
+/// Users: the search ("Search users", filters, keyset pages of 50), creating a user, and a user's page with its
+/// actions. Every change is the admin API's engine use case, run as the signed-in admin (`Console.asAdmin`).
+struct ConsoleUserPages: Sendable {
+    let console: Console
+    var engine: AuthEngine { console.engine }
+    static let pageSize = 50
+
+    func hidden(_ name: String, _ value: String) -> HTML { "<input type=\"hidden\" name=\"\(name)\" value=\"\(value)\">" }
+
+    static func date(_ date: Date?) -> String {
+        guard let date else { return "—" }
+        return ISO8601DateFormatter.string(from: date, timeZone: .gmt, formatOptions: [.withInternetDateTime])
+    }
+
+    static func percentEncoded(_ s: String) -> String {
+        s.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+
+    // MARK: Search
+
+    func search(_ visit: ConsoleVisit) async throws -> Console.Answer {
+        let query = visit.field("q")
+        let provider = visit.field("provider")
+        let status = visit.field("status")
+        let anonymous = visit.field("anonymous") == "on"
+        let unverified = visit.field("unverified") == "on"
+        let filters = UserSearch(
+            field: .uid, prefix: "", provider: provider.isEmpty ? nil : provider,
+            disabled: status == "disabled" ? true : status == "enabled" ? false : nil, anonymousOnly: anonymous,
+            unverifiedOnly: unverified)
+        let (users, field) = try await engine.searchUsers(
+            query: query, field: UserSearch.Field(rawValue: visit.field("field")), after: visit.field("after"),
+            filters: filters, limit: Self.pageSize, origin: try console.origin(visit))
+        let providers = ["", ProviderID.password, ProviderID.phone, "google.com", "apple.com", "facebook.com", "github.com"]
+        let providerOptions: [HTML] = providers.map { id in
+            "<option value=\"\(id)\"\(id == provider ? " selected" : "")>\(id.isEmpty ? "Any provider" : id)</option>"
+        }
+        let statusOptions: [HTML] = [("", "Any status"), ("enabled", "Enabled"), ("disabled", "Disabled")].map { value, name in
+            "<option value=\"\(value)\"\(value == status ? " selected" : "")>\(name)</option>"
+        }
+        let rows: [HTML] = users.map { user in
+            let providers = user.allProviderInfo.map(\.providerID).joined(separator: ", ")
+            return """
+                <tr><td><a href="/console/users/\(Self.percentEncoded(user.uid))">\(user.uid)</a></td><td>\(user.email ?? "—")</td>
+                <td>\(user.phoneNumber ?? "—")</td><td>\(providers.isEmpty ? (user.isAnonymous ? "anonymous" : "—") : providers)</td>
+                <td>\(user.disabled ? "Disabled" : "Enabled")</td><td>\(Self.date(user.createdAt))</td></tr>
+                """
+        }
+        var next: HTML = ""
+        if users.count == Self.pageSize, let last = users.last {
+            let after: String? =
+                switch field {
+                case .email: last.email
+                case .phoneNumber: last.phoneNumber
+                case .uid: last.uid
+                }
+            var parameters = [("q", query), ("field", field.rawValue), ("after", after ?? ""), ("provider", provider), ("status", status)]
+            if anonymous { parameters.append(("anonymous", "on")) }
+            if unverified { parameters.append(("unverified", "on")) }
+            let link = parameters.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
+            next = "<p><a id=\"next-page\" href=\"/console/users?\(link)\">Next 50 users</a></p>"
+        }
+        let fieldName =
+            switch field {
+            case .email: "e-mail addresses"
+            case .phoneNumber: "phone numbers"
+            case .uid: "uids"
+            }
+        let createLink: HTML = visit.admin?.role == .admin ? "<p><a href=\"/console/users/new\" id=\"create-user\">Create user</a></p>" : ""
+        return .page(
+            .ok, title: "Users",
+            """
+            <form method="get" action="/console/users" role="search">
+            <label for="q">Search users</label>
+            <input id="q" name="q" type="search" value="\(query)" placeholder="e-mail, +phone or uid prefix">
+            <fieldset><legend>Filters</legend>
+            <label for="provider">Provider</label><select id="provider" name="provider">\(providerOptions)</select>
+            <label for="status">Status</label><select id="status" name="status">\(statusOptions)</select>
+            <label class="check" for="anonymous"><input id="anonymous" name="anonymous" type="checkbox"\(anonymous ? " checked" : "")> Anonymous only</label>
+            <label class="check" for="unverified"><input id="unverified" name="unverified" type="checkbox"\(unverified ? " checked" : "")> Unverified e-mail only</label>
+            </fieldset>
+            <button type="submit" id="search">Search</button></form>
+            \(createLink)
+            <p class="muted" id="result-summary">\(users.count == 0 ? "No users found" : "\(users.count) users")\(query.isEmpty ? "" : " whose \(fieldName) start with “\(query)”")\(visit.field("after").isEmpty ? "" : " (continued)").</p>
+            <div class="table"><table id="users"><caption class="muted">Users, \(fieldName) in order</caption>
+            <thead><tr><th scope="col">uid</th><th scope="col">E-mail</th><th scope="col">Phone</th><th scope="col">Providers</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
+            <tbody>\(rows)</tbody></table></div>
+            \(next)
+            """)
+    }
+
+    // MARK: Create
+
+    func newUser(_ visit: ConsoleVisit) async throws -> Console.Answer {
+        createForm(visit, message: nil, status: .ok)
+    }
+
+    func createForm(_ visit: ConsoleVisit, message: String?, status: HTTPResponse.Status) -> Console.Answer {
+        let error: HTML = message.map { "<p class=\"error\" role=\"alert\" id=\"error\">\($0)</p>" } ?? ""
+        return .page(
+            status, title: "Create user",
+            """
+            \(error)
+            <form method="post" action="/console/users/new">\(hidden("csrf", visit.csrf))
+            <label for="email">E-mail</label><input id="email" name="email" type="email" value="\(visit.field("email"))">
+            <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password">
+            <label for="phoneNumber">Phone number (E.164)</label><input id="phoneNumber" name="phoneNumber" type="text" value="\(visit.field("phoneNumber"))">
+            <label for="displayName">Display name</label><input id="displayName" name="displayName" type="text" value="\(visit.field("displayName"))">
+            <button type="submit" id="submit">Create user</button></form>
+            """)
+    }
+
+    func create(_ visit: ConsoleVisit) async throws -> Console.Answer {
+        func value(_ name: String) -> String? { visit.field(name).isEmpty ? nil : visit.field(name) }
+        do {
+            let user = try await console.asAdmin(visit) {
+                try await engine.adminCreateUser(
+                    AdminCreateRequest(
+                        email: value("email"), password: value("password"), displayName: value("displayName"),
+                        phoneNumber: value("phoneNumber")), origin: try console.origin(visit))
+            }
+            return .redirect("/console/users/\(Self.percentEncoded(user.uid))?done=created")
+        } catch let error as AuthError where error.code != .insufficientPermission {
+            return createForm(visit, message: error.message, status: HTTPResponse.Status(code: error.code.httpStatus))
+        }
+    }
+
+    // MARK: A user
+
+    static let notices = [
+        "created": "User created.", "disabled": "Account disabled; its sessions have ended.",
+        "enabled": "Account enabled.", "claims": "Custom claims saved.", "revoked": "All sessions revoked.",
+        "unlinked": "Provider unlinked.", "factor": "Second factor removed.", "reset": "Password reset e-mail sent.",
+        "verification": "Verification e-mail sent.",
+    ]
+
+    func user(_ visit: ConsoleVisit, uid: String) async throws -> UserRecord {
+        guard let user = try await engine.adminLookup(localIDs: [uid], emails: [], phoneNumbers: [], origin: try console.origin(visit)).first
+        else { throw AuthError(.userNotFound) }
+        return user
+    }
+
+    func show(_ visit: ConsoleVisit, uid: String) async throws -> Console.Answer {
+        let notice = Self.notices[visit.field("done")].map { HTML("<p class=\"notice\" role=\"status\" id=\"notice\">\($0)</p>") } ?? ""
+        return render(visit, try await user(visit, uid: uid), message: notice, status: .ok)
+    }
+
+    func render(_ visit: ConsoleVisit, _ user: UserRecord, message: HTML, status: HTTPResponse.Status) -> Console.Answer {
+        let canChange = visit.admin?.role == .admin
+        let path = "/console/users/\(Self.percentEncoded(user.uid))"
+        func form(_ action: String, _ fields: HTML, button: String, danger: Bool = false, id: String) -> HTML {
+            guard canChange else { return "" }
+            return """
+                <form method="post" action="\(path)">\(hidden("csrf", visit.csrf))\(hidden("action", action))\(fields)
+                <button type="submit" id="\(id)"\(danger ? " class=\"danger\"" : "")>\(button)</button></form>
+                """
+        }
+        let codeField: (String) -> HTML = { id in
+            "<label for=\"\(id)\">Your authenticator code</label><input id=\"\(id)\" name=\"code\" type=\"text\" inputmode=\"numeric\" autocomplete=\"one-time-code\" required>"
+        }
+        let providers: [HTML] = user.providers.map { link in
+            """
+            <tr><td>\(link.providerID)</td><td>\(link.rawID)</td><td>\(link.email ?? "—")</td>
+            <td>\(form("unlink", hidden("providerId", link.providerID), button: "Unlink", id: "unlink-\(link.providerID)"))</td></tr>
+            """
+        }
+        let factors: [HTML] = user.mfaEnrollments.map { factor in
+            """
+            <tr><td>\(factor.factorID)</td><td>\(factor.displayName ?? "—")</td><td>\(factor.phoneNumber ?? "—")</td>
+            <td>\(Self.date(factor.enrolledAt))</td><td>\(form("removeFactor", hidden("enrollmentId", factor.id), button: "Remove", id: "remove-\(factor.id)"))</td></tr>
+            """
+        }
+        let claims = user.customClaims ?? "{}"
+        let claimsEditor: HTML =
+            canChange
+            ? """
+            <form method="post" action="\(path)">\(hidden("csrf", visit.csrf))\(hidden("action", "claims"))
+            <label for="claims">Custom claims (JSON object, at most 1,000 characters)</label>
+            <textarea id="claims" name="claims" spellcheck="false">\(visit.field("claims").isEmpty ? claims : visit.field("claims"))</textarea>
+            <button type="submit" id="save-claims">Save claims</button></form>
+            """ : "<pre id=\"claims\">\(claims)</pre>"
+        let title = user.email ?? user.phoneNumber ?? user.uid
+        return .page(
+            status, title: title,
+            """
+            \(message)
+            <h2>Profile</h2>
+            <dl id="profile">
+            <dt>uid</dt><dd id="uid">\(user.uid)</dd>
+            <dt>E-mail</dt><dd>\(user.email ?? "—")\(user.email == nil ? "" : user.emailVerified ? " (verified)" : " (not verified)")</dd>
+            <dt>Phone</dt><dd>\(user.phoneNumber ?? "—")</dd>
+            <dt>Display name</dt><dd>\(user.displayName ?? "—")</dd>
+            <dt>Photo URL</dt><dd>\(user.photoURL ?? "—")</dd>
+            <dt>Status</dt><dd id="status">\(user.disabled ? "Disabled" : "Enabled")</dd>
+            </dl>
+            <h2>Metadata</h2>
+            <dl><dt>Created</dt><dd>\(Self.date(user.createdAt))</dd><dt>Last sign-in</dt><dd>\(Self.date(user.lastLoginAt))</dd>
+            <dt>Last refresh</dt><dd>\(Self.date(user.lastRefreshAt))</dd><dt>Password changed</dt><dd>\(Self.date(user.passwordUpdatedAt))</dd>
+            <dt>Sessions valid since</dt><dd>\(Self.date(user.validSince))</dd></dl>
+            <h2>Providers</h2>
+            \(providers.isEmpty ? HTML("<p class=\"muted\">No linked providers.</p>") : "<div class=\"table\"><table><thead><tr><th scope=\"col\">Provider</th><th scope=\"col\">Id</th><th scope=\"col\">E-mail</th><th scope=\"col\">Action</th></tr></thead><tbody>\(providers)</tbody></table></div>")
+            <h2>Custom claims</h2>
+            \(claimsEditor)
+            <h2>Second factors</h2>
+            \(factors.isEmpty ? HTML("<p class=\"muted\">No second factors.</p>") : "<div class=\"table\"><table><thead><tr><th scope=\"col\">Factor</th><th scope=\"col\">Name</th><th scope=\"col\">Phone</th><th scope=\"col\">Enrolled</th><th scope=\"col\">Action</th></tr></thead><tbody>\(factors)</tbody></table></div>")
+            <h2>Actions</h2>
+            <div class="actions">
+            \(user.disabled ? form("enable", "", button: "Enable account", id: "enable") : form("disable", "", button: "Disable account", danger: true, id: "disable"))
+            \(user.email == nil ? "" : form("sendReset", "", button: "Send password reset", id: "send-reset"))
+            \(user.email == nil || user.emailVerified ? "" : form("sendVerification", "", button: "Send verification e-mail", id: "send-verification"))
+            </div>
+            \(canChange ? "<h2>Revoke all sessions</h2>" : "")
+            \(form("revoke", codeField("revoke-code"), button: "Revoke all sessions", danger: true, id: "revoke"))
+            \(canChange ? "<h2>Delete account</h2><p>Type the uid <code>\(user.uid)</code> to confirm.</p>" : "")
+            \(form("delete", "<label for=\"confirm-uid\">uid to delete</label><input id=\"confirm-uid\" name=\"confirm\" type=\"text\" autocomplete=\"off\" required>" + codeField("delete-code"), button: "Delete account", danger: true, id: "delete"))
+            """)
+    }
+
+    func act(_ visit: ConsoleVisit, uid: String) async throws -> Console.Answer {
+        let origin = try console.origin(visit)
+        var current = try await user(visit, uid: uid)
+        let path = "/console/users/\(Self.percentEncoded(uid))"
+        func update(_ request: AdminUpdateRequest) async throws {
+            current = try await console.asAdmin(visit) { try await engine.adminUpdateUser(request, origin: origin) }
+        }
+        do {
+            switch visit.field("action") {
+            case "disable":
+                try await update(AdminUpdateRequest(localID: uid, disabled: true))
+                return .redirect("\(path)?done=disabled")
+            case "enable":
+                try await update(AdminUpdateRequest(localID: uid, disabled: false))
+                return .redirect("\(path)?done=enabled")
+            case "claims":
+                try await update(AdminUpdateRequest(localID: uid, customAttributes: visit.field("claims")))
+                return .redirect("\(path)?done=claims")
+            case "unlink":
+                try await update(AdminUpdateRequest(localID: uid, deleteProviders: [visit.field("providerId")]))
+                return .redirect("\(path)?done=unlinked")
+            case "removeFactor":
+                var request = AdminUpdateRequest(localID: uid)
+                request.mfaEnrollments = current.mfaEnrollments.filter { $0.id != visit.field("enrollmentId") }
+                try await update(request)
+                return .redirect("\(path)?done=factor")
+            case "sendReset", "sendVerification":
+                let reset = visit.field("action") == "sendReset"
+                _ = try await console.asAdmin(visit) {
+                    try await engine.sendEmailAction(
+                        EmailActionRequest(kind: reset ? "PASSWORD_RESET" : "VERIFY_EMAIL", email: current.email),
+                        origin: origin)
+                }
+                return .redirect("\(path)?done=\(reset ? "reset" : "verification")")
+            case "revoke":
+                try await confirmCode(visit)
+                _ = try await console.asAdmin(visit) { try await engine.signOutUser(localID: uid, origin: origin) }
+                return .redirect("\(path)?done=revoked")
+            case "delete":
+                guard visit.field("confirm") == uid else {
+                    throw AuthError(.invalidArgument, "Type the uid exactly to delete the account.")
+                }
+                try await confirmCode(visit)
+                try await console.asAdmin(visit) { try await engine.adminDeleteUser(localID: uid, origin: origin) }
+                return .redirect("/console/users")
+            default:
+                throw AuthError(.invalidArgument, "Unknown action.")
+            }
+        } catch let error as AuthError {
+            let message: HTML = "<p class=\"error\" role=\"alert\" id=\"error\">\(error.message)</p>"
+            let status =
+                error.code == .tooManyAttemptsTryLater
+                ? HTTPResponse.Status.tooManyRequests : HTTPResponse.Status(code: error.code.httpStatus)
+            return render(visit, current, message: message, status: status)
+        }
+    }
+
+    /// Sensitive changes (revoking every session, deleting a user) ask for the admin's code again.
+    func confirmCode(_ visit: ConsoleVisit) async throws {
+        guard let admin = visit.admin, admin.role == .admin else { throw AuthError(.insufficientPermission) }
+        try await engine.confirmConsoleCode(email: admin.email, code: visit.field("code"))
+    }
+}
