@@ -27,7 +27,7 @@ struct ConsoleSignInPages: Sendable {
             """
             \(error(message))
             <form method="post" action="/console/sign-in">\(hidden("csrf", visit.csrf))
-            <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="username" required value="\(email)">
+            <label for="email">E-mail</label><input id="email" name="email" type="email" autocomplete="email" required value="\(email)">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
             <button type="submit" id="submit">Continue</button></form>
             """)
@@ -53,7 +53,7 @@ struct ConsoleSignInPages: Sendable {
             \(error(message))
             <p>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
             <form method="post" action="/console/sign-in/code">\(hidden("csrf", visit.csrf))\(hidden("email", email))\(hidden("proof", proof))
-            <label for="code">Code</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
+            <label for="code">Code</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="off" required>
             <button type="submit" id="submit">Sign in</button></form>
             """)
     }
@@ -110,7 +110,7 @@ struct ConsoleSignInPages: Sendable {
             <input type="email" name="username" autocomplete="username" value="\(email)" hidden>
             <label for="password">Password (at least 12 characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="12" required>
             <label for="confirm">Password again</label><input id="confirm" name="confirm" type="password" autocomplete="new-password" required>
-            <label for="code">Code from the app</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required>
+            <label for="code">Code from the app</label><input id="code" name="code" type="text" inputmode="numeric" autocomplete="off" required>
             <button type="submit" id="submit">Finish setup</button></form>
             """)
     }

@@ -39,10 +39,10 @@ struct ConsoleUserPages: Sendable {
             filters: filters, limit: Self.pageSize, origin: try console.origin(visit))
         let providers = ["", ProviderID.password, ProviderID.phone, "google.com", "apple.com", "facebook.com", "github.com"]
         let providerOptions: [HTML] = providers.map { id in
-            "<option value=\"\(id)\"\(id == provider ? " selected" : "")>\(id.isEmpty ? "Any provider" : id)</option>"
+            "<option value=\"\(id)\"\(id == provider ? HTML(" selected") : "")>\(id.isEmpty ? "Any provider" : id)</option>"
         }
         let statusOptions: [HTML] = [("", "Any status"), ("enabled", "Enabled"), ("disabled", "Disabled")].map { value, name in
-            "<option value=\"\(value)\"\(value == status ? " selected" : "")>\(name)</option>"
+            "<option value=\"\(value)\"\(value == status ? HTML(" selected") : "")>\(name)</option>"
         }
         let rows: [HTML] = users.map { user in
             let providers = user.allProviderInfo.map(\.providerID).joined(separator: ", ")
@@ -82,12 +82,12 @@ struct ConsoleUserPages: Sendable {
             <fieldset><legend>Filters</legend>
             <label for="provider">Provider</label><select id="provider" name="provider">\(providerOptions)</select>
             <label for="status">Status</label><select id="status" name="status">\(statusOptions)</select>
-            <label class="check" for="anonymous"><input id="anonymous" name="anonymous" type="checkbox"\(anonymous ? " checked" : "")> Anonymous only</label>
-            <label class="check" for="unverified"><input id="unverified" name="unverified" type="checkbox"\(unverified ? " checked" : "")> Unverified e-mail only</label>
+            <label class="check" for="anonymous"><input id="anonymous" name="anonymous" type="checkbox"\(anonymous ? HTML(" checked") : "")> Anonymous only</label>
+            <label class="check" for="unverified"><input id="unverified" name="unverified" type="checkbox"\(unverified ? HTML(" checked") : "")> Unverified e-mail only</label>
             </fieldset>
             <button type="submit" id="search">Search</button></form>
             \(createLink)
-            <p class="muted" id="result-summary">\(users.count == 0 ? "No users found" : "\(users.count) users")\(query.isEmpty ? "" : " whose \(fieldName) start with “\(query)”")\(visit.field("after").isEmpty ? "" : " (continued)").</p>
+            <p class="muted" id="result-summary">\(users.count == 0 ? "No users found" : users.count == 1 ? "1 user" : "\(users.count) users")\(query.isEmpty ? "" : " whose \(fieldName) start with “\(query)”")\(visit.field("after").isEmpty ? "" : " (continued)").</p>
             <div class="table"><table id="users"><caption class="muted">Users, \(fieldName) in order</caption>
             <thead><tr><th scope="col">uid</th><th scope="col">E-mail</th><th scope="col">Phone</th><th scope="col">Providers</th><th scope="col">Status</th><th scope="col">Created</th></tr></thead>
             <tbody>\(rows)</tbody></table></div>
@@ -158,11 +158,11 @@ struct ConsoleUserPages: Sendable {
             guard canChange else { return "" }
             return """
                 <form method="post" action="\(path)">\(hidden("csrf", visit.csrf))\(hidden("action", action))\(fields)
-                <button type="submit" id="\(id)"\(danger ? " class=\"danger\"" : "")>\(button)</button></form>
+                <button type="submit" id="\(id)"\(danger ? HTML(" class=\"danger\"") : "")>\(button)</button></form>
                 """
         }
         let codeField: (String) -> HTML = { id in
-            "<label for=\"\(id)\">Your authenticator code</label><input id=\"\(id)\" name=\"code\" type=\"text\" inputmode=\"numeric\" autocomplete=\"one-time-code\" required>"
+            "<label for=\"\(id)\">Your authenticator code</label><input id=\"\(id)\" name=\"code\" type=\"text\" inputmode=\"numeric\" autocomplete=\"off\" required>"
         }
         let providers: [HTML] = user.providers.map { link in
             """
@@ -215,9 +215,9 @@ struct ConsoleUserPages: Sendable {
             \(user.email == nil ? "" : form("sendReset", "", button: "Send password reset", id: "send-reset"))
             \(user.email == nil || user.emailVerified ? "" : form("sendVerification", "", button: "Send verification e-mail", id: "send-verification"))
             </div>
-            \(canChange ? "<h2>Revoke all sessions</h2>" : "")
+            \(canChange ? HTML("<h2>Revoke all sessions</h2>") : "")
             \(form("revoke", codeField("revoke-code"), button: "Revoke all sessions", danger: true, id: "revoke"))
-            \(canChange ? "<h2>Delete account</h2><p>Type the uid <code>\(user.uid)</code> to confirm.</p>" : "")
+            \(canChange ? HTML("<h2>Delete account</h2><p>Type the uid <code>\(user.uid)</code> to confirm.</p>") : "")
             \(form("delete", "<label for=\"confirm-uid\">uid to delete</label><input id=\"confirm-uid\" name=\"confirm\" type=\"text\" autocomplete=\"off\" required>" + codeField("delete-code"), button: "Delete account", danger: true, id: "delete"))
             """)
     }
