@@ -213,7 +213,7 @@ extension AuthEngine {
         guard !email.isEmpty else { return }
         let now = clock.now()
         let failures = try await store.recordConsoleSignInFailure(email: email) { Self.consoleLockout(failures: $0, now: now) }
-        if failures > 0 { logger.warning("console sign-in failed", metadata: ["email": "\(email)", "failures": "\(failures)"]) }
+        if failures > 0 { logger.notice("console sign-in failed", metadata: ["email": "\(email)", "failures": "\(failures)"]) }
     }
 
     func clearConsoleFailures(_ email: String) async throws {
