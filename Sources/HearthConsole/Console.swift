@@ -58,6 +58,9 @@ public struct Console: Sendable {
         router.get("/console/users/:uid") { request, context in
             await page(request, context, signedIn: true) { try await users.show($0, uid: context.parameters.get("uid") ?? "") }
         }
+        let audit = ConsoleAuditPages(console: self)
+        router.get("/console/audit") { request, context in await page(request, context, signedIn: true, audit.show) }
+        router.get("/console/audit.csv") { request, context in await page(request, context, signedIn: true, audit.csv) }
         router.post("/console/users/:uid") { request, context in
             await page(request, context, signedIn: true) { try await users.act($0, uid: context.parameters.get("uid") ?? "") }
         }

@@ -24,7 +24,7 @@ enum ConsoleLayout {
         :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
         .table{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #e4e4e7;vertical-align:top}
         .muted{color:#52525b}.error{color:#b91c1c;font-weight:600}.notice{color:#166534;font-weight:600}
-        code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
+        code,.secret{font-family:ui-monospace,monospace;word-break:break-all}td code{display:inline-block;min-width:14rem}
         .actions{display:flex;flex-wrap:wrap;gap:0 1rem}.actions form{margin:0}
         dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;word-break:break-all}
         fieldset{border:1px solid #d4d4d8;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
@@ -39,7 +39,7 @@ enum ConsoleLayout {
         let navigation: HTML =
             admin.map { email in
                 """
-                <header><nav aria-label="Console"><a href="/console/users">Users</a></nav>
+                <header><nav aria-label="Console" class="actions"><a href="/console/users">Users</a><a href="/console/audit">Audit log</a></nav>
                 <span class="who">\(email)</span>
                 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="\(csrf)">
                 <button type="submit">Sign out</button></form></header>

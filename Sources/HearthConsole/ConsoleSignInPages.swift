@@ -40,8 +40,16 @@ struct ConsoleSignInPages: Sendable {
                 email: email, password: visit.field("password"), binding: visit.browserCookie)
             return codeForm(visit, email: email, proof: proof, message: nil, status: .ok)
         } catch let error as AuthError {
+            await record(visit, email, error)
             return passwordForm(visit, email: email, message: error.message, status: status(error))
         }
+    }
+
+    /// A console sign-in or its refusal, in the audit log.
+    func record(_ visit: ConsoleVisit, _ email: String, _ failure: AuthError?) async {
+        await engine.recordConsoleSignIn(
+            email: String(email.prefix(320)), clientAddress: visit.clientIP,
+            projectID: (try? console.origin(visit).project.projectID) ?? console.settings.projectID, failure: failure)
     }
 
     func codeForm(_ visit: ConsoleVisit, email: String, proof: String, message: String?, status: HTTPResponse.Status)
@@ -62,8 +70,9 @@ struct ConsoleSignInPages: Sendable {
         let email = visit.field("email")
         let proof = visit.field("proof")
         do {
-            let (cookie, _) = try await engine.consoleCodeStep(
+            let (cookie, admin) = try await engine.consoleCodeStep(
                 email: email, proof: proof, code: visit.field("code"), binding: visit.browserCookie)
+            await record(visit, admin.email, nil)
             var visit = visit
             visit.setCookies.append(
                 ConsoleVisit.cookie(
@@ -71,8 +80,10 @@ struct ConsoleSignInPages: Sendable {
                     maxAge: Int(AuthEngine.consoleSessionAbsolute)))
             return .response(ConsoleLayout.redirect("/console/users", setCookies: visit.setCookies))
         } catch let error as AuthError where error.code == .invalidMFAPendingCredential {
+            await record(visit, email, error)
             return passwordForm(visit, email: email, message: error.message, status: .badRequest)
         } catch let error as AuthError {
+            await record(visit, email, error)
             return codeForm(visit, email: email, proof: proof, message: error.message, status: status(error))
         }
     }

@@ -135,7 +135,7 @@ struct ConsoleUserPages: Sendable {
 
     static let notices = [
         "created": "User created.", "disabled": "Account disabled; its sessions have ended.",
-        "enabled": "Account enabled.", "claims": "Custom claims saved.", "revoked": "All sessions revoked.",
+        "enabled": "Account enabled.", "claims": "Custom claims saved.", "revoked": "All sessions revoked.", "session": "Session revoked.",
         "unlinked": "Provider unlinked.", "factor": "Second factor removed.", "reset": "Password reset e-mail sent.",
         "verification": "Verification e-mail sent.",
     ]
@@ -148,10 +148,26 @@ struct ConsoleUserPages: Sendable {
 
     func show(_ visit: ConsoleVisit, uid: String) async throws -> Console.Answer {
         let notice = Self.notices[visit.field("done")].map { HTML("<p class=\"notice\" role=\"status\" id=\"notice\">\($0)</p>") } ?? ""
-        return render(visit, try await user(visit, uid: uid), message: notice, status: .ok)
+        let user = try await user(visit, uid: uid)
+        return render(visit, user, try await activity(visit, user), message: notice, status: .ok)
     }
 
-    func render(_ visit: ConsoleVisit, _ user: UserRecord, message: HTML, status: HTTPResponse.Status) -> Console.Answer {
+    /// A user's live sessions and latest history (audit and sign-in events), for their page.
+    struct Activity {
+        var sessions: [SessionSummary]
+        var history: [AuditEvent]
+    }
+
+    func activity(_ visit: ConsoleVisit, _ user: UserRecord) async throws -> Activity {
+        let origin = try console.origin(visit)
+        return Activity(
+            sessions: try await engine.sessions(of: user.uid, origin: origin),
+            history: try await engine.auditEvents(uid: user.uid, pageSize: 20, origin: origin).events)
+    }
+
+    func render(
+        _ visit: ConsoleVisit, _ user: UserRecord, _ activity: Activity, message: HTML, status: HTTPResponse.Status
+    ) -> Console.Answer {
         let canChange = visit.admin?.role == .admin
         let path = "/console/users/\(Self.percentEncoded(user.uid))"
         func form(_ action: String, _ fields: HTML, button: String, danger: Bool = false, id: String) -> HTML {
@@ -176,6 +192,15 @@ struct ConsoleUserPages: Sendable {
             <td>\(Self.date(factor.enrolledAt))</td><td>\(form("removeFactor", hidden("enrollmentId", factor.id), button: "Remove", id: "remove-\(factor.id)"))</td></tr>
             """
         }
+        let sessions: [HTML] = activity.sessions.map { session in
+            """
+            <tr><td><code>\(String(session.sessionID.prefix(12)))</code></td><td>\(session.signInProvider)</td>
+            <td>\(Self.date(session.createdAt))</td><td>\(Self.date(session.lastUsedAt))</td><td>\(session.ipPrefix ?? "—")</td>
+            <td>\(session.userAgent ?? "—")</td>
+            <td>\(form("revokeSession", hidden("sessionId", session.sessionID), button: "Revoke", id: "revoke-session-\(session.sessionID)"))</td></tr>
+            """
+        }
+        let history: [HTML] = activity.history.map(ConsoleAuditPages.row)
         let claims = user.customClaims ?? "{}"
         let claimsEditor: HTML =
             canChange
@@ -209,6 +234,11 @@ struct ConsoleUserPages: Sendable {
             \(claimsEditor)
             <h2>Second factors</h2>
             \(factors.isEmpty ? HTML("<p class=\"muted\">No second factors.</p>") : "<div class=\"table\"><table><thead><tr><th scope=\"col\">Factor</th><th scope=\"col\">Name</th><th scope=\"col\">Phone</th><th scope=\"col\">Enrolled</th><th scope=\"col\">Action</th></tr></thead><tbody>\(factors)</tbody></table></div>")
+            <h2>Sessions</h2>
+            \(sessions.isEmpty ? HTML("<p class=\"muted\">No live sessions.</p>") : "<div class=\"table\"><table id=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">Provider</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\">Address</th><th scope=\"col\">User agent</th><th scope=\"col\">Action</th></tr></thead><tbody>\(sessions)</tbody></table></div>")
+            <h2>History</h2>
+            \(history.isEmpty ? HTML("<p class=\"muted\">Nothing recorded yet.</p>") : "<div class=\"table\">\(ConsoleAuditPages.table(history, id: "history"))</div>")
+            <p><a href="/console/audit?uid=\(Self.percentEncoded(user.uid))">All of this user's events in the audit log</a></p>
             <h2>Actions</h2>
             <div class="actions">
             \(user.disabled ? form("enable", "", button: "Enable account", id: "enable") : form("disable", "", button: "Disable account", danger: true, id: "disable"))
@@ -256,6 +286,11 @@ struct ConsoleUserPages: Sendable {
                         origin: origin)
                 }
                 return .redirect("\(path)?done=\(reset ? "reset" : "verification")")
+            case "revokeSession":
+                try await console.asAdmin(visit) {
+                    try await engine.endSession(visit.field("sessionId"), of: uid, origin: origin)
+                }
+                return .redirect("\(path)?done=session")
             case "revoke":
                 try await confirmCode(visit)
                 _ = try await console.asAdmin(visit) { try await engine.signOutUser(localID: uid, origin: origin) }
@@ -275,7 +310,7 @@ struct ConsoleUserPages: Sendable {
             let status =
                 error.code == .tooManyAttemptsTryLater
                 ? HTTPResponse.Status.tooManyRequests : HTTPResponse.Status(code: error.code.httpStatus)
-            return render(visit, current, message: message, status: status)
+            return render(visit, current, try await activity(visit, current), message: message, status: status)
         }
     }
 

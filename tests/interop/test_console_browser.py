@@ -1,6 +1,7 @@
 """The console as an operator uses it, in headless Chromium: an admin bootstrapped through the CLI's setup link
 (TOTP enrolled with pyotp), signed in, one user found among many by an e-mail prefix, disabled (their refresh fails
-with USER_DISABLED) and enabled, their claims edited (seen in the next ID token), every session revoked; a form
+with USER_DISABLED) and enabled, their claims edited (seen in the next ID token), one session and then every
+session revoked, each step found in the audit log; a form
 posted from another origin and a request with another Host change nothing; axe-core finds no violation on any page
 at 360 and 1280 px. Screenshots go to $HEARTH_TEST_OUTPUT/console (a temporary directory without it), never into
 the repository."""
@@ -192,6 +193,21 @@ def test_find_disable_enable_claims_revoke(server, population, signed_in):
     assert refreshed.status_code == 200, refreshed.text
     assert {"role": "editor", "level": 3}.items() <= claims(refreshed.json()["id_token"]).items()
 
+    # One session among several ends; the others live on.
+    second = server.post("/v1/accounts:signInWithPassword",
+                         {"email": TARGET, "password": "target-password-1", "returnSecureToken": True}).json()
+    driver.refresh()
+    rows = driver.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")
+    assert len(rows) == 2
+    pages.check("user-sessions")
+    # Oldest first: the last row is the session just made.
+    pages.click(rows[-1].find_element(By.TAG_NAME, "button").get_attribute("id"))
+    assert pages.text("notice") == "Session revoked."
+    ended = refresh(server, second["refreshToken"])
+    assert ended.status_code == 400 and ended.json()["error"]["message"].startswith("TOKEN_EXPIRED")
+    refreshed = refresh(server, refreshed.json()["refresh_token"])
+    assert refreshed.status_code == 200, refreshed.text
+
     # Revoking every session asks for the code again: a wrong one changes nothing…
     pages.fill("revoke-code", "000000" if totp.now() != "000000" else "111111")
     pages.click("revoke")
@@ -203,6 +219,20 @@ def test_find_disable_enable_claims_revoke(server, population, signed_in):
     assert pages.text("notice") == "All sessions revoked."
     revoked = refresh(server, refreshed.json()["refresh_token"])
     assert revoked.status_code == 400 and revoked.json()["error"]["message"].startswith("TOKEN_EXPIRED")
+
+    # Each step is in the audit log, by this admin, with the user's uid; and in the user's History.
+    driver.get(f"{server.admin_base}/console/audit?uid={population['localId']}")
+    pages.check("audit")
+    events = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#events tbody tr")]
+    for action in ("user.disable", "user.enable", "user.claims", "session.revoke"):
+        assert any(action in row and ADMIN in row for row in events), (action, events)
+    driver.get(f"{server.admin_base}/console/audit?action=console.signIn")
+    assert any(ADMIN in row.text for row in driver.find_elements(By.CSS_SELECTOR, "#events tbody tr"))
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    csv = requests.get(f"{server.admin_base}/console/audit.csv", params={"uid": population["localId"]},
+                       cookies=cookies, timeout=10)
+    assert csv.status_code == 200 and csv.headers["Content-Type"].startswith("text/csv")
+    assert csv.text.startswith("time,actorKind,actor,") and "user.disable" in csv.text
 
     driver.get(f"{server.admin_base}/console/users/new")
     pages.check("create-user")

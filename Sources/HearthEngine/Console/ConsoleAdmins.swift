@@ -43,7 +43,10 @@ extension AuthEngine {
         let admin = ConsoleAdmin(
             email: try Self.consoleEmail(email), role: role, setupTokenHash: Self.consoleHash(token),
             setupExpiresAt: now.addingTimeInterval(Self.consoleSetupLifetime), createdAt: now)
-        guard try await store.insertConsoleAdmin(admin) else { throw AuthError(.emailExists) }
+        try await audited("consoleAdmin.create", scope: projects.defaultProjectID) { change in
+            change.after = ["email": .string(admin.email), "role": .string(role.rawValue)]
+            guard try await store.insertConsoleAdmin(admin) else { throw AuthError(.emailExists) }
+        }
         logger.notice("console admin created", metadata: ["email": "\(admin.email)", "role": "\(role.rawValue)"])
         return token
     }
@@ -63,8 +66,11 @@ extension AuthEngine {
         admin.disabled = false
         admin.failedAttempts = 0
         admin.lockedUntil = nil
-        _ = try await store.updateConsoleAdmin(admin, expectingSetupTokenHash: nil)
-        try await store.deleteConsoleSessions(email: admin.email)
+        try await audited("consoleAdmin.reset", scope: projects.defaultProjectID) { [admin] change in
+            change.after = ["email": .string(admin.email)]
+            _ = try await store.updateConsoleAdmin(admin, expectingSetupTokenHash: nil)
+            try await store.deleteConsoleSessions(email: admin.email)
+        }
         logger.notice("console admin reset", metadata: ["email": "\(admin.email)"])
         return token
     }
@@ -75,8 +81,12 @@ extension AuthEngine {
             throw AuthError(.userNotFound)
         }
         admin.disabled = disabled
-        _ = try await store.updateConsoleAdmin(admin, expectingSetupTokenHash: nil)
-        if disabled { try await store.deleteConsoleSessions(email: admin.email) }
+        try await audited(disabled ? "consoleAdmin.disable" : "consoleAdmin.enable", scope: projects.defaultProjectID) {
+            [admin] change in
+            change.after = ["email": .string(admin.email), "disabled": .bool(disabled)]
+            _ = try await store.updateConsoleAdmin(admin, expectingSetupTokenHash: nil)
+            if disabled { try await store.deleteConsoleSessions(email: admin.email) }
+        }
         logger.notice("console admin \(disabled ? "disabled" : "enabled")", metadata: ["email": "\(admin.email)"])
     }
 
