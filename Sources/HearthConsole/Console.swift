@@ -119,7 +119,7 @@ public struct Console: Sendable {
     func asAdmin<T: Sendable>(_ visit: ConsoleVisit, _ body: () async throws -> T) async throws -> T {
         guard let admin = visit.admin else { throw AuthError(.unauthenticated) }
         guard admin.role == .admin else {
-            throw AuthError(.insufficientPermission, "Viewers can look but not change anything.")
+            throw AuthError(.permissionDenied, "Viewers can look but not change anything.")
         }
         return try await AuditActor.$current.withValue(
             AuditActor(kind: .consoleAdmin, id: admin.email, clientAddress: visit.clientIP), operation: body)

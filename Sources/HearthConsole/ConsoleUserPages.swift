@@ -126,7 +126,7 @@ struct ConsoleUserPages: Sendable {
                         phoneNumber: value("phoneNumber")), origin: try console.origin(visit))
             }
             return .redirect("/console/users/\(Self.percentEncoded(user.uid))?done=created")
-        } catch let error as AuthError where error.code != .insufficientPermission {
+        } catch let error as AuthError where error.code != .permissionDenied {
             return createForm(visit, message: error.message, status: HTTPResponse.Status(code: error.code.httpStatus))
         }
     }
@@ -316,7 +316,7 @@ struct ConsoleUserPages: Sendable {
 
     /// Sensitive changes (revoking every session, deleting a user) ask for the admin's code again.
     func confirmCode(_ visit: ConsoleVisit) async throws {
-        guard let admin = visit.admin, admin.role == .admin else { throw AuthError(.insufficientPermission) }
+        guard let admin = visit.admin, admin.role == .admin else { throw AuthError(.permissionDenied) }
         try await engine.confirmConsoleCode(email: admin.email, code: visit.field("code"))
     }
 }

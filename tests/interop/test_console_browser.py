@@ -314,3 +314,43 @@ def test_lockout_after_repeated_failures(server, population):
     reply = session.post(f"{server.admin_base}/console/sign-in", headers=headers, timeout=10,
                          data={"csrf": csrf, "email": "locked@console.test", "password": "wrong password!"})
     assert reply.status_code == 429 and "TOO_MANY_ATTEMPTS_TRY_LATER" in reply.text
+
+
+def test_a_viewer_sees_and_changes_nothing(server, population):
+    """A viewer signs in (setup link, password, code) and reads a user's page without any form; a POST made by
+    hand with the viewer's valid session, token and Origin is refused and changes nothing."""
+    base = server.admin_base
+    link = server.cli("console-admins", "create", "--email", "viewer@console.test", "--role", "viewer",
+                      "--console-url", base).strip().splitlines()[-1]
+    session = requests.Session()
+    headers = {"Origin": base}
+
+    def csrf(text):
+        return re.search(r'name="csrf" value="([^"]+)"', text).group(1)
+
+    page = session.get(link, timeout=10).text
+    secret = re.search(r'id="totp-secret">([A-Z2-7]+)<', page).group(1)
+    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
+    done = session.post(f"{base}/console/setup", headers=headers, timeout=10, data={
+        "csrf": csrf(page), "token": token, "password": PASSWORD, "confirm": PASSWORD,
+        "code": pyotp.TOTP(secret).now()})
+    recovery = re.findall(r"<li><code>([a-z0-9]+)</code></li>", done.text)
+    assert len(recovery) == 10
+    form = session.get(f"{base}/console/sign-in", timeout=10).text
+    step = session.post(f"{base}/console/sign-in", headers=headers, timeout=10,
+                        data={"csrf": csrf(form), "email": "viewer@console.test", "password": PASSWORD})
+    proof = re.search(r'name="proof" value="([^"]+)"', step.text).group(1)
+    signed_in = session.post(f"{base}/console/sign-in/code", headers=headers, timeout=10, allow_redirects=False,
+                             data={"csrf": csrf(form), "email": "viewer@console.test", "proof": proof,
+                                   "code": recovery[0]})
+    assert signed_in.status_code == 303
+
+    uid = population["localId"]
+    user_page = session.get(f"{base}/console/users/{uid}", timeout=10)
+    assert user_page.status_code == 200 and TARGET in user_page.text
+    assert "<form method=\"post\" action=\"/console/users/" not in user_page.text
+    assert 'id="create-user"' not in session.get(f"{base}/console/users", timeout=10).text
+    refused = session.post(f"{base}/console/users/{uid}", headers=headers, timeout=10,
+                           data={"csrf": csrf(user_page.text), "action": "disable"})
+    assert refused.status_code == 403 and "Viewers can look but not change anything" in refused.text
+    assert "Enabled" in session.get(f"{base}/console/users/{uid}", timeout=10).text
