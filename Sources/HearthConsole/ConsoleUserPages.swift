@@ -34,9 +34,10 @@ struct ConsoleUserPages: Sendable {
             field: .uid, prefix: "", provider: provider.isEmpty ? nil : provider,
             disabled: status == "disabled" ? true : status == "enabled" ? false : nil, anonymousOnly: anonymous,
             unverifiedOnly: unverified)
-        let (users, field) = try await engine.searchUsers(
+        let (page, field) = try await engine.searchUsers(
             query: query, field: UserSearch.Field(rawValue: visit.field("field")), after: visit.field("after"),
             filters: filters, limit: Self.pageSize, origin: try console.origin(visit))
+        let users = page.users
         let providers = ["", ProviderID.password, ProviderID.phone, "google.com", "apple.com", "facebook.com", "github.com"]
         let providerOptions: [HTML] = providers.map { id in
             "<option value=\"\(id)\"\(id == provider ? HTML(" selected") : "")>\(id.isEmpty ? "Any provider" : id)</option>"
@@ -53,18 +54,23 @@ struct ConsoleUserPages: Sendable {
                 """
         }
         var next: HTML = ""
-        if users.count == Self.pageSize, let last = users.last {
-            let after: String? =
-                switch field {
-                case .email: last.email
-                case .phoneNumber: last.phoneNumber
-                case .uid: last.uid
-                }
-            var parameters = [("q", query), ("field", field.rawValue), ("after", after ?? ""), ("provider", provider), ("status", status)]
+        let lastShown: String? = users.last.flatMap { last in
+            switch field {
+            case .email: last.email
+            case .phoneNumber: last.phoneNumber
+            case .uid: last.uid
+            }
+        }
+        // A full page continues after its last user; a filtered page whose walk hit its bound, after where it stopped.
+        if let after = users.count == Self.pageSize ? lastShown : page.resumeAfter {
+            var parameters = [("q", query), ("field", field.rawValue), ("after", after), ("provider", provider), ("status", status)]
             if anonymous { parameters.append(("anonymous", "on")) }
             if unverified { parameters.append(("unverified", "on")) }
             let link = parameters.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
-            next = "<p><a id=\"next-page\" href=\"/console/users?\(link)\">Next 50 users</a></p>"
+            next =
+                users.count == Self.pageSize
+                ? "<p><a id=\"next-page\" href=\"/console/users?\(link)\">Next 50 users</a></p>"
+                : "<p>Looked at \(AuthEngine.consoleSearchWalk) users in this range and stopped. <a id=\"next-page\" href=\"/console/users?\(link)\">Search further</a></p>"
         }
         let fieldName =
             switch field {

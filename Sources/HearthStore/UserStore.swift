@@ -52,6 +52,6 @@ public protocol UserStore: Sendable {
 
     /// A page of the users whose e-mail, phone number or uid (by `search.field`) starts with `search.prefix`, in
     /// that field's order after `search.after`, keeping those that pass the filters: an indexed range scan, never
-    /// a table scan (the console's "Search users").
-    func searchUsers(projectID: String, _ search: UserSearch, limit: Int) async throws -> [UserRecord]
+    /// a table scan, of at most `search.scanLimit` rows (the console's "Search users").
+    func searchUsers(projectID: String, _ search: UserSearch, limit: Int) async throws -> UserSearchPage
 }

@@ -117,7 +117,7 @@ struct ConsoleConformance {
         try await withFreshStore(backend) { store, _ async throws in
             for user in Self.population() { try await store.insertUser(user) }
             func uids(_ search: UserSearch, limit: Int = 50) async throws -> [String] {
-                try await store.searchUsers(projectID: "p1", search, limit: limit).map(\.uid)
+                try await store.searchUsers(projectID: "p1", search, limit: limit).users.map(\.uid)
             }
             #expect(try await uids(UserSearch(field: .email, prefix: "user1")) == (10...19).map { "uid\($0)" })
             // Keyset pages: after the last value shown, never an offset.
@@ -133,7 +133,7 @@ struct ConsoleConformance {
             #expect(try await uids(UserSearch(field: .email, prefix: "zoë")) == ["zé"])
             #expect(try await uids(UserSearch(field: .uid, prefix: "zé")) == ["zé"])
             // Another project's users are never found.
-            #expect(try await store.searchUsers(projectID: "p2", UserSearch(field: .email, prefix: ""), limit: 50).count == 1)
+            #expect(try await store.searchUsers(projectID: "p2", UserSearch(field: .email, prefix: ""), limit: 50).users.count == 1)
 
             #expect(
                 try await uids(UserSearch(field: .email, prefix: "user", disabled: true))
@@ -145,10 +145,36 @@ struct ConsoleConformance {
                 try await uids(UserSearch(field: .email, prefix: "user", provider: "google.com"))
                     == ["uid00", "uid05", "uid10", "uid15", "uid20", "uid25"])
             let withLinks = try await store.searchUsers(
-                projectID: "p1", UserSearch(field: .email, prefix: "user", provider: "google.com"), limit: 50)
+                projectID: "p1", UserSearch(field: .email, prefix: "user", provider: "google.com"), limit: 50).users
             #expect(withLinks.allSatisfy { $0.providers.map(\.providerID) == ["google.com"] })
             #expect(try await uids(UserSearch(field: .uid, prefix: "", anonymousOnly: true)) == ["anon1"])
             #expect(try await uids(UserSearch(field: .uid, prefix: "", provider: "phone"), limit: 100).count == 30)
+        }
+    }
+
+    /// A filter few users pass walks at most `scanLimit` rows of the range and says where it stopped; a page that
+    /// fills, or a walk that ends before its bound, has nowhere to resume.
+    @Test(arguments: Backend.available)
+    func aFilteredWalkStopsAtItsBound(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ async throws in
+            for user in Self.population() { try await store.insertUser(user) }
+            var search = UserSearch(field: .email, prefix: "user", disabled: true)
+            search.scanLimit = 5
+            let first = try await store.searchUsers(projectID: "p1", search, limit: 50)
+            #expect(first.users.map(\.uid) == ["uid00", "uid03"])
+            #expect(first.resumeAfter == "user04@example.com")
+            search.after = first.resumeAfter
+            let second = try await store.searchUsers(projectID: "p1", search, limit: 50)
+            #expect(second.users.map(\.uid) == ["uid06", "uid09"])
+            #expect(second.resumeAfter == "user09@example.com")
+            search.scanLimit = 100
+            search.after = nil
+            let whole = try await store.searchUsers(projectID: "p1", search, limit: 50)
+            #expect(whole.users.count == 10 && whole.resumeAfter == nil)
+            var unfiltered = UserSearch(field: .email, prefix: "user")
+            unfiltered.scanLimit = 5
+            let page = try await store.searchUsers(projectID: "p1", unfiltered, limit: 3)
+            #expect(page.users.map(\.uid) == ["uid00", "uid01", "uid02"] && page.resumeAfter == nil)
         }
     }
 
