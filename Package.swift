@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
         .library(name: "HearthAdminHummingbird", targets: ["HearthAdminHummingbird"]),
         .library(name: "HearthAuth", targets: ["HearthAuth"]),
+        .library(name: "HearthWebAuthn", targets: ["HearthWebAuthn"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -258,6 +259,17 @@ let package = Package(
                 "HearthAuth", "HearthTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Tests only: "Apple's" Game Center certificate.
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
+        // WebAuthn relying-party verification (CBOR, COSE keys, authenticator data, client data, attestation):
+        // bytes in, verified facts out; no HTTP, no store.
+        .target(
+            name: "HearthWebAuthn",
+            dependencies: [
+                "HearthCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
