@@ -1,3 +1,6 @@
+import Crypto
+import HearthCore
+
 /// The relying party a ceremony is checked against: its id (whose SHA-256 the authenticator signs) and the origins
 /// whose clientDataJSON is accepted.
 public struct RelyingParty: Sendable, Equatable {
@@ -74,7 +77,7 @@ public enum WebAuthn {
     /// The challenge bytes a clientDataJSON answers (its `challenge`, base64url), read before verification so the
     /// caller can find and claim its stored challenge. Throws .invalidResponse on malformed JSON or challenge.
     public static func challenge(inClientDataJSON clientDataJSON: [UInt8]) throws(WebAuthnFailure) -> [UInt8] {
-        throw .invalid("not implemented")
+        try ClientData(clientDataJSON).challenge
     }
 
     /// WebAuthn L3 §7.1: type "webauthn.create", challenge == expectedChallenge, origin ∈ rp.origins, crossOrigin
@@ -83,7 +86,19 @@ public enum WebAuthn {
     public static func verifyRegistration(
         clientDataJSON: [UInt8], attestationObject: [UInt8], expectedChallenge: [UInt8], relyingParty: RelyingParty
     ) throws(WebAuthnFailure) -> VerifiedRegistration {
-        throw .invalid("not implemented")
+        try ClientData(clientDataJSON).check(type: "webauthn.create", challenge: expectedChallenge, relyingParty: relyingParty)
+        let attestation = try AttestationObject(attestationObject)
+        let authData = try AuthenticatorData(attestation.authenticatorDataBytes)
+        try checkCommon(authData, relyingParty: relyingParty)
+        guard let credential = authData.attestedCredential else { throw .invalid("AT flag not set") }
+        let key = try COSEKey(credential.publicKey)
+        try attestation.verifyStatement(
+            credential: key, aaguid: credential.aaguid, clientDataHash: Array(SHA256.hash(data: clientDataJSON)))
+        return VerifiedRegistration(
+            credentialID: credential.credentialID, publicKey: credential.publicKeyBytes,
+            algorithm: key.algorithm.rawValue, signCount: authData.signCount,
+            backupEligible: authData.flags.contains(.backupEligible), backedUp: authData.flags.contains(.backedUp),
+            aaguid: credential.aaguid, attestationFormat: attestation.format)
     }
 
     /// §7.2: type "webauthn.get", challenge, origin, crossOrigin, rpIdHash, UP and UV, the signature over
@@ -95,6 +110,33 @@ public enum WebAuthn {
         clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8], expectedChallenge: [UInt8],
         relyingParty: RelyingParty, credentialPublicKey: [UInt8], storedSignCount: UInt32
     ) throws(WebAuthnFailure) -> VerifiedAssertion {
-        throw .invalid("not implemented")
+        try ClientData(clientDataJSON).check(type: "webauthn.get", challenge: expectedChallenge, relyingParty: relyingParty)
+        let authData = try AuthenticatorData(authenticatorData)
+        try checkCommon(authData, relyingParty: relyingParty)
+        let key = try COSEKey(bytes: credentialPublicKey)
+        guard key.isValidSignature(signature, for: authenticatorData + Array(SHA256.hash(data: clientDataJSON))) else {
+            throw .invalid("assertion signature is not valid")
+        }
+        let backupEligible = authData.flags.contains(.backupEligible)
+        try checkCounter(presented: authData.signCount, stored: storedSignCount, backupEligible: backupEligible)
+        return VerifiedAssertion(
+            signCount: authData.signCount, backupEligible: backupEligible, backedUp: authData.flags.contains(.backedUp))
+    }
+
+    /// §7.1 steps 14-17, §7.2 steps 15-17: the RP id this server serves, a present and verified user. Hearth asks
+    /// for user verification in every ceremony (passkeys are the only factor), so UV is required, not preferred.
+    private static func checkCommon(_ authData: AuthenticatorData, relyingParty: RelyingParty) throws(WebAuthnFailure) {
+        guard authData.rpIDHash == Array(SHA256.hash(data: Array(relyingParty.id.utf8))) else {
+            throw .invalid("rpIdHash is not SHA-256 of \(relyingParty.id)")
+        }
+        guard authData.flags.contains(.userPresent) else { throw .invalid("UP flag not set") }
+        guard authData.flags.contains(.userVerified) else { throw .invalid("UV flag not set") }
+    }
+
+    /// §7.2 step 22, relaxed for synced passkeys: their counters are per device (or always 0), so a counter that does
+    /// not increase proves nothing about a backup-eligible credential. On a device-bound one it suggests a clone.
+    static func checkCounter(presented: UInt32, stored: UInt32, backupEligible: Bool) throws(WebAuthnFailure) {
+        guard !backupEligible, presented != 0 || stored != 0, presented <= stored else { return }
+        throw WebAuthnFailure(.possibleClone, "signCount \(presented) after \(stored) on a device-bound credential")
     }
 }
