@@ -273,6 +273,15 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
+        // Vectors made by a software authenticator in the tests (CBOR encoding lives there only).
+        .testTarget(
+            name: "HearthWebAuthnTests",
+            dependencies: [
+                "HearthWebAuthn", "HearthCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ]
+        ),
     ]
 )
 
