@@ -18,6 +18,9 @@ import Testing
 #if canImport(UIKit)
     import UIKit
 #endif
+#if canImport(AuthenticationServices)
+    import AuthenticationServices
+#endif
 
 @MainActor
 enum FirebaseAPIUsage {
@@ -339,6 +342,36 @@ enum FirebaseAPIUsage {
         ]
         _ = operations
     }
+
+    // MARK: Passkeys (firebase-ios-sdk's `passkey-sv` branch; the platform requests compile on Apple platforms only)
+
+    static func passkeys(user: User, credentialID: String) async throws {
+        let passkeys: [PasskeyInfo]? = user.enrolledPasskeys
+        for passkey in passkeys ?? [] {
+            let name: String? = passkey.name
+            let id: String? = passkey.credentialID
+            _ = (name, id)
+        }
+        try await user.unenrollPasskey(withCredentialID: credentialID)
+        _ = [AuthErrorCode.invalidAuthenticatorResponse, .missingPasskeyEnrollment]
+    }
+
+    #if canImport(AuthenticationServices) && (os(iOS) || os(macOS))
+        static func platformPasskeys(
+            user: User, registration: ASAuthorizationPlatformPublicKeyCredentialRegistration,
+            assertion: ASAuthorizationPlatformPublicKeyCredentialAssertion
+        ) async throws {
+            let create: ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest =
+                try await user.startPasskeyEnrollment(withName: "My iPhone")
+            _ = create
+            let enrolled: AuthDataResult = try await user.finalizePasskeyEnrollment(withPlatformCredential: registration)
+            _ = enrolled
+            let get: ASAuthorizationPlatformPublicKeyCredentialAssertionRequest = try await Auth.auth().startPasskeySignIn()
+            _ = get
+            let signedIn: AuthDataResult = try await Auth.auth().finalizePasskeySignIn(withPlatformCredential: assertion)
+            _ = signedIn
+        }
+    #endif
 
     #if canImport(UIKit) && os(iOS)
         final class ViewController: UIViewController, AuthUIDelegate {}

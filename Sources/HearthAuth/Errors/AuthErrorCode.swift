@@ -91,6 +91,10 @@ public enum AuthErrorCode: Int, Error, Sendable, CaseIterable {
     case recaptchaSiteKeyMissing = 17209
     case recaptchaActionCreationFailed = 17210
     case passwordDoesNotMeetRequirements = 17211
+    /// FirebaseAuth's passkey branch numbers this 17211, which its released SDK gives to
+    /// `passwordDoesNotMeetRequirements`; Hearth keeps the released value and takes the next free one.
+    case missingPasskeyEnrollment = 17212
+    case invalidAuthenticatorResponse = 17213
     case keychainError = 17995
     case internalError = 17999
     case malformedJWT = 18000
@@ -100,6 +104,8 @@ public enum AuthErrorCode: Int, Error, Sendable, CaseIterable {
 
     /// FirebaseAuth's name for the code (`ERROR_INVALID_API_KEY`), found under `AuthErrorUserInfoNameKey`.
     public var errorName: String {
+        // The passkey branch names this one after the server's code.
+        if self == .missingPasskeyEnrollment { return "ERROR_PASSKEY_ENROLLMENT_NOT_FOUND" }
         var words: [String] = []
         var current = ""
         let characters = Array(String(describing: self))
@@ -157,6 +163,8 @@ public enum AuthErrorCode: Int, Error, Sendable, CaseIterable {
         case .quotaExceeded: "The quota for this operation has been exceeded."
         case .secondFactorRequired: "Please complete a second factor challenge to finish signing in."
         case .missingOrInvalidNonce: "The request does not contain a valid nonce."
+        case .invalidAuthenticatorResponse: "The passkey authenticator response is not parseable, lacks required fields, or has invalid values."
+        case .missingPasskeyEnrollment: "Cannot find the passkey linked to the current account."
         case .passwordDoesNotMeetRequirements: "The password does not meet the project's requirements."
         case .keychainError: "An error occurred while reading or writing the stored user."
         case .nullUser: "No user is signed in."

@@ -92,6 +92,9 @@ enum ServerErrorMapping {
         "SECOND_FACTOR_EXISTS": .secondFactorAlreadyEnrolled,
         "SECOND_FACTOR_LIMIT_EXCEEDED": .maximumSecondFactorCountExceeded,
         "UNSUPPORTED_FIRST_FACTOR": .unsupportedFirstFactor,
+        // Passkeys (the others, PASSKEY_EXISTS and the like, are internal errors for the iOS SDK too)
+        "INVALID_AUTHENTICATOR_RESPONSE": .invalidAuthenticatorResponse,
+        "PASSKEY_ENROLLMENT_NOT_FOUND": .missingPasskeyEnrollment,
         // E-mail actions
         "EXPIRED_OOB_CODE": .expiredActionCode,
         "INVALID_OOB_CODE": .invalidActionCode,

@@ -15,6 +15,8 @@ public final class User: UserInfo, Hashable, Sendable {
         var refresh: Task<TokenSet, Error>?
         /// Refresh requests sent, for tests that check concurrent callers share one.
         var refreshRequests = 0
+        /// The name given to `passkeyCreationOptions(withName:)`, sent by the enrolment's finalize.
+        var passkeyName: String?
     }
 
     let state: Mutex<State>

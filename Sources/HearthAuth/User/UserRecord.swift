@@ -16,6 +16,8 @@ struct UserRecord: Sendable, Codable, Equatable {
     var tokens: TokenSet
     /// `mfaInfo` as `accounts:lookup` shows it; optional so records persisted before it still load.
     var mfaInfo: [JSON]?
+    /// `passkeyInfo` as `accounts:lookup` shows it; optional so records persisted before it still load.
+    var passkeyInfo: [JSON]?
 
     init(tokens: TokenSet, lookup user: JSON, isAnonymous: Bool, tenantID: String?) {
         uid = user["localId"]?.string ?? ""
@@ -38,11 +40,14 @@ struct UserRecord: Sendable, Codable, Equatable {
         emailVerified = user["emailVerified"]?.bool ?? false
         providers = (user["providerUserInfo"]?.array ?? []).compactMap(ProviderUserInfo.init(lookup:))
         mfaInfo = user["mfaInfo"]?.array
+        passkeyInfo = user["passkeyInfo"]?.array ?? []
         func date(_ key: String) -> Date? {
             user[key]?.double.map { Date(timeIntervalSince1970: $0 / 1000) }
         }
         metadata = UserMetadata(creationDate: date("createdAt"), lastSignInDate: date("lastLoginAt"))
         // An account with any way back in is no longer anonymous.
-        if !providers.isEmpty || email != nil || user["passwordHash"] != nil { isAnonymous = false }
+        if !providers.isEmpty || email != nil || user["passwordHash"] != nil || passkeyInfo?.isEmpty == false {
+            isAnonymous = false
+        }
     }
 }
