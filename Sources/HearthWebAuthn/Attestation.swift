@@ -25,7 +25,8 @@ struct AttestationObject {
         case "none":
             guard statement.isEmpty else { throw .invalid("none attestation with a statement") }
         case "packed":
-            try verifyPacked(credential: credential, aaguid: aaguid, signedData: authenticatorDataBytes + clientDataHash)
+            try verifyPacked(
+                credential: credential, aaguid: aaguid, signedData: authenticatorDataBytes + clientDataHash)
         default:
             throw .invalid("attestation format \(format) is not supported")
         }
@@ -64,7 +65,9 @@ struct AttestationObject {
             guard let k = _RSA.Signing.PublicKey(leaf.publicKey) else { throw .invalid("leaf key is not RSA") }
             key = .rsa(k)
         case .edDSA:
-            guard let k = Curve25519.Signing.PublicKey(leaf.publicKey) else { throw .invalid("leaf key is not Ed25519") }
+            guard let k = Curve25519.Signing.PublicKey(leaf.publicKey) else {
+                throw .invalid("leaf key is not Ed25519")
+            }
             key = .ed25519(k)
         }
         guard COSEKey.isValidSignature(signature, for: signedData, by: key) else {
@@ -82,7 +85,9 @@ struct AttestationObject {
         guard leaf.version == .v3 else { throw .invalid("attestation certificate is not version 3") }
         var subject: [String: [String]] = [:]
         for rdn in leaf.subject {
-            for attribute in rdn { subject[attribute.type.description, default: []].append(String(attribute.value) ?? "") }
+            for attribute in rdn {
+                subject[attribute.type.description, default: []].append(String(attribute.value) ?? "")
+            }
         }
         func has(_ type: String, _ check: (String) -> Bool) -> Bool { subject[type]?.contains(where: check) ?? false }
         guard has("2.5.4.6", { $0.count == 2 }), has("2.5.4.10", { !$0.isEmpty }),

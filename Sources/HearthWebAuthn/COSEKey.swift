@@ -68,7 +68,9 @@ struct COSEKey {
             }
         case .edDSA:
             guard kty == 1, value[Self.crv]?.integerValue == 6 else { throw .invalid("EdDSA key is not OKP Ed25519") }
-            guard let x = value[Self.x]?.bytesValue, x.count == 32 else { throw .invalid("Ed25519 key is not 32 bytes") }
+            guard let x = value[Self.x]?.bytesValue, x.count == 32 else {
+                throw .invalid("Ed25519 key is not 32 bytes")
+            }
             do { publicKey = .ed25519(try Curve25519.Signing.PublicKey(rawRepresentation: x)) } catch {
                 throw .invalid("Ed25519 key refused")
             }

@@ -86,7 +86,8 @@ public enum WebAuthn {
     public static func verifyRegistration(
         clientDataJSON: [UInt8], attestationObject: [UInt8], expectedChallenge: [UInt8], relyingParty: RelyingParty
     ) throws(WebAuthnFailure) -> VerifiedRegistration {
-        try ClientData(clientDataJSON).check(type: "webauthn.create", challenge: expectedChallenge, relyingParty: relyingParty)
+        try ClientData(clientDataJSON).check(
+            type: "webauthn.create", challenge: expectedChallenge, relyingParty: relyingParty)
         let attestation = try AttestationObject(attestationObject)
         let authData = try AuthenticatorData(attestation.authenticatorDataBytes)
         try checkCommon(authData, relyingParty: relyingParty)
@@ -110,7 +111,8 @@ public enum WebAuthn {
         clientDataJSON: [UInt8], authenticatorData: [UInt8], signature: [UInt8], expectedChallenge: [UInt8],
         relyingParty: RelyingParty, credentialPublicKey: [UInt8], storedSignCount: UInt32
     ) throws(WebAuthnFailure) -> VerifiedAssertion {
-        try ClientData(clientDataJSON).check(type: "webauthn.get", challenge: expectedChallenge, relyingParty: relyingParty)
+        try ClientData(clientDataJSON).check(
+            type: "webauthn.get", challenge: expectedChallenge, relyingParty: relyingParty)
         let authData = try AuthenticatorData(authenticatorData)
         try checkCommon(authData, relyingParty: relyingParty)
         let key = try COSEKey(bytes: credentialPublicKey)

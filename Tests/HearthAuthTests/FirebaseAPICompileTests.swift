@@ -364,11 +364,14 @@ enum FirebaseAPIUsage {
             let create: ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest =
                 try await user.startPasskeyEnrollment(withName: "My iPhone")
             _ = create
-            let enrolled: AuthDataResult = try await user.finalizePasskeyEnrollment(withPlatformCredential: registration)
+            let enrolled: AuthDataResult =
+                try await user.finalizePasskeyEnrollment(withPlatformCredential: registration)
             _ = enrolled
-            let get: ASAuthorizationPlatformPublicKeyCredentialAssertionRequest = try await Auth.auth().startPasskeySignIn()
+            let get: ASAuthorizationPlatformPublicKeyCredentialAssertionRequest =
+                try await Auth.auth().startPasskeySignIn()
             _ = get
-            let signedIn: AuthDataResult = try await Auth.auth().finalizePasskeySignIn(withPlatformCredential: assertion)
+            let signedIn: AuthDataResult =
+                try await Auth.auth().finalizePasskeySignIn(withPlatformCredential: assertion)
             _ = signedIn
         }
     #endif

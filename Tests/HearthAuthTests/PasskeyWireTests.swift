@@ -31,7 +31,9 @@ import Testing
         let answer: JSON = [
             "credentialRequestOptions": ["rpId": "example.com", "challenge": "AQID", "userVerification": "required"]
         ]
-        #expect(try PasskeyWire.assertionOptions(answer) == PasskeyAssertionOptions(relyingPartyID: "example.com", challenge: Data([1, 2, 3])))
+        #expect(
+            try PasskeyWire.assertionOptions(answer)
+                == PasskeyAssertionOptions(relyingPartyID: "example.com", challenge: Data([1, 2, 3])))
         #expect(throws: NSError.self) { try PasskeyWire.assertionOptions(["credentialRequestOptions": ["rpId": "x"]]) }
     }
 
@@ -57,7 +59,10 @@ import Testing
             PasskeyWire.signInBody(assertion) == [
                 "authenticatorAuthenticationResponse": [
                     "id": "+/8=",
-                    "response": ["clientDataJSON": "e30=", "authenticatorData": "AQ==", "signature": "Ag==", "userHandle": "Aw=="],
+                    "response": [
+                        "clientDataJSON": "e30=", "authenticatorData": "AQ==", "signature": "Ag==",
+                        "userHandle": "Aw==",
+                    ],
                 ]
             ])
     }

@@ -23,7 +23,8 @@ import Testing
         let signature = (signer ?? auth.key).sign(authData + Array(SHA256.hash(data: clientData)))
         return try WebAuthn.verifyAssertion(
             clientDataJSON: clientData, authenticatorData: authData, signature: signature,
-            expectedChallenge: Self.challenge, relyingParty: rp, credentialPublicKey: storedKey ?? auth.key.cose.encoded,
+            expectedChallenge: Self.challenge, relyingParty: rp,
+            credentialPublicKey: storedKey ?? auth.key.cose.encoded,
             storedSignCount: storedSignCount)
     }
 
@@ -55,16 +56,25 @@ import Testing
         let cases: [(Comment, () throws(WebAuthnFailure) -> VerifiedAssertion)] = [
             ("type webauthn.create", { () throws(WebAuthnFailure) in try Self.assert(auth, type: "webauthn.create") }),
             ("another challenge", { () throws(WebAuthnFailure) in try Self.assert(auth, challenge: [1, 2, 3]) }),
-            ("another origin", { () throws(WebAuthnFailure) in try Self.assert(auth, origin: "https://example.com.evil") }),
+            (
+                "another origin",
+                { () throws(WebAuthnFailure) in try Self.assert(auth, origin: "https://example.com.evil") }
+            ),
             ("crossOrigin true", { () throws(WebAuthnFailure) in try Self.assert(auth, crossOrigin: true) }),
             ("another RP id", { () throws(WebAuthnFailure) in try Self.assert(auth, rpID: "sub.example.com") }),
             ("UP missing", { () throws(WebAuthnFailure) in try Self.assert(auth, flags: Self.uv) }),
             ("UV missing", { () throws(WebAuthnFailure) in try Self.assert(auth, flags: Self.up) }),
-            ("BS without BE", { () throws(WebAuthnFailure) in try Self.assert(auth, flags: Self.up | Self.uv | Self.bs) }),
+            (
+                "BS without BE",
+                { () throws(WebAuthnFailure) in try Self.assert(auth, flags: Self.up | Self.uv | Self.bs) }
+            ),
             ("bad signature", { () throws(WebAuthnFailure) in try Self.assert(auth, signer: .es256(other)) }),
-            ("stored key with trailing bytes", { () throws(WebAuthnFailure) in
-                try Self.assert(auth, storedKey: auth.key.cose.encoded + [0])
-            }),
+            (
+                "stored key with trailing bytes",
+                { () throws(WebAuthnFailure) in
+                    try Self.assert(auth, storedKey: auth.key.cose.encoded + [0])
+                }
+            ),
             ("stored key garbage", { () throws(WebAuthnFailure) in try Self.assert(auth, storedKey: [0xFF]) }),
         ]
         for (why, body) in cases { Self.expectRefused(why, body) }
@@ -99,7 +109,8 @@ import Testing
             #expect(result.backedUp == (flags & Self.bs != 0))
         }
         for (presented, stored) in [(7, 7), (6, 7), (0, 7), (1, 1)] as [(UInt32, UInt32)] {
-            Self.expectRefused("counter \(presented) after \(stored)", kind: .possibleClone) { () throws(WebAuthnFailure) in
+            Self.expectRefused("counter \(presented) after \(stored)", kind: .possibleClone) {
+                () throws(WebAuthnFailure) in
                 try Self.assert(auth, flags: deviceBound, signCount: presented, storedSignCount: stored)
             }
         }

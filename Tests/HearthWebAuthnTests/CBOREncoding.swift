@@ -22,7 +22,8 @@ indirect enum CBORItem {
         switch argument {
         case 0..<24: return [m | UInt8(argument)]
         case 24...0xFF: return [m | 24, UInt8(argument)]
-        case 0x100...0xFFFF: return [m | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
+        case 0x100...0xFFFF:
+            return [m | 25] + (0..<2).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         case 0x1_0000...0xFFFF_FFFF:
             return [m | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }
         default: return [m | 27] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: argument >> ($0 * 8)) }

@@ -8,14 +8,21 @@ import Testing
 
     @Test func decodesRFC8949Examples() throws {
         let examples: [([UInt8], CBORValue)] = [
-            ([0x00], .integer(0)), ([0x17], .integer(23)), ([0x18, 0x18], .integer(24)), ([0x19, 0x03, 0xE8], .integer(1000)),
+            ([0x00], .integer(0)), ([0x17], .integer(23)), ([0x18, 0x18], .integer(24)),
+            ([0x19, 0x03, 0xE8], .integer(1000)),
             ([0x1B, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF], .integer(Int64.max)),
             ([0x20], .integer(-1)), ([0x38, 0x63], .integer(-100)), ([0x39, 0x01, 0x00], .integer(-257)),
             ([0x40], .bytes([])), ([0x44, 1, 2, 3, 4], .bytes([1, 2, 3, 4])), ([0x61, 0x61], .text("a")),
             ([0x62, 0xC3, 0xBC], .text("ü")), ([0x80], .array([])),
-            ([0x83, 0x01, 0x82, 0x02, 0x03, 0x82, 0x04, 0x05], .array([.integer(1), .array([.integer(2), .integer(3)]), .array([.integer(4), .integer(5)])])),
+            (
+                [0x83, 0x01, 0x82, 0x02, 0x03, 0x82, 0x04, 0x05],
+                .array([.integer(1), .array([.integer(2), .integer(3)]), .array([.integer(4), .integer(5)])])
+            ),
             ([0xA2, 0x01, 0x02, 0x03, 0x04], .map([1: .integer(2), 3: .integer(4)])),
-            ([0xA2, 0x61, 0x61, 0x01, 0x20, 0x82, 0x02, 0x03], .map(["a": .integer(1), -1: .array([.integer(2), .integer(3)])])),
+            (
+                [0xA2, 0x61, 0x61, 0x01, 0x20, 0x82, 0x02, 0x03],
+                .map(["a": .integer(1), -1: .array([.integer(2), .integer(3)])])
+            ),
             ([0xF4], .bool(false)), ([0xF5], .bool(true)), ([0xF6], .null),
         ]
         for (bytes, expected) in examples { #expect(try Self.decode(bytes) == expected, "\(bytes)") }

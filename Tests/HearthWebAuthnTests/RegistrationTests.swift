@@ -66,15 +66,18 @@ import Testing
         let flags = Self.goodFlags | SoftwareAuthenticator.beFlag | SoftwareAuthenticator.bsFlag
         let synced = try Self.register(auth, origin: "android:apk-key-hash:abc", flags: flags)
         #expect(synced.backupEligible && synced.backedUp)
-        let eligible = try Self.register(auth, flags: Self.goodFlags | SoftwareAuthenticator.beFlag, attestation: .packedSelf)
+        let eligible = try Self.register(
+            auth, flags: Self.goodFlags | SoftwareAuthenticator.beFlag, attestation: .packedSelf)
         #expect(eligible.backupEligible && !eligible.backedUp)
         // Extensions after the credential key: the key's bytes end where its CBOR item ends.
-        let clientData = SoftwareAuthenticator.clientData(type: "webauthn.create", challenge: Self.challenge, crossOrigin: false)
+        let clientData = SoftwareAuthenticator.clientData(
+            type: "webauthn.create", challenge: Self.challenge, crossOrigin: false)
         let authData = auth.authenticatorData(
             flags: Self.goodFlags | SoftwareAuthenticator.edFlag, attested: true,
             extensions: .map([(.text("credProtect"), .int(2))]))
         let result = try WebAuthn.verifyRegistration(
-            clientDataJSON: clientData, attestationObject: auth.attestationObject(authData: authData, clientDataJSON: clientData),
+            clientDataJSON: clientData,
+            attestationObject: auth.attestationObject(authData: authData, clientDataJSON: clientData),
             expectedChallenge: Self.challenge, relyingParty: Self.rp)
         #expect(result.publicKey == auth.key.cose.encoded)
     }
@@ -93,9 +96,15 @@ import Testing
         let auth = Self.authenticator(.es256)
         let key = P256.Signing.PrivateKey()
         let leaves: [(String, [UInt8])] = [
-            ("OU not Authenticator Attestation", try SoftwareAuthenticator.attestationCertificate(for: key, organizationalUnit: "Other")),
+            (
+                "OU not Authenticator Attestation",
+                try SoftwareAuthenticator.attestationCertificate(for: key, organizationalUnit: "Other")
+            ),
             ("a CA", try SoftwareAuthenticator.attestationCertificate(for: key, certificateAuthority: true)),
-            ("another aaguid", try SoftwareAuthenticator.attestationCertificate(for: key, aaguid: Array(repeating: 1, count: 16))),
+            (
+                "another aaguid",
+                try SoftwareAuthenticator.attestationCertificate(for: key, aaguid: Array(repeating: 1, count: 16))
+            ),
         ]
         for (why, leaf) in leaves {
             Self.expectRefused("leaf \(why)") { () throws(WebAuthnFailure) in
@@ -119,18 +128,35 @@ import Testing
         let up = SoftwareAuthenticator.upFlag, uv = SoftwareAuthenticator.uvFlag, at = SoftwareAuthenticator.atFlag
         let cases: [(Comment, () throws(WebAuthnFailure) -> VerifiedRegistration)] = [
             ("type webauthn.get", { () throws(WebAuthnFailure) in try Self.register(auth, type: "webauthn.get") }),
-            ("another challenge", { () throws(WebAuthnFailure) in try Self.register(auth, challenge: Array(repeating: 8, count: 32)) }),
-            ("another origin", { () throws(WebAuthnFailure) in try Self.register(auth, origin: "https://evil.example") }),
-            ("origin differing by a slash", { () throws(WebAuthnFailure) in try Self.register(auth, origin: "https://example.com/") }),
+            (
+                "another challenge",
+                { () throws(WebAuthnFailure) in try Self.register(auth, challenge: Array(repeating: 8, count: 32)) }
+            ),
+            (
+                "another origin",
+                { () throws(WebAuthnFailure) in try Self.register(auth, origin: "https://evil.example") }
+            ),
+            (
+                "origin differing by a slash",
+                { () throws(WebAuthnFailure) in try Self.register(auth, origin: "https://example.com/") }
+            ),
             ("crossOrigin true", { () throws(WebAuthnFailure) in try Self.register(auth, crossOrigin: true) }),
             ("another RP id", { () throws(WebAuthnFailure) in try Self.register(auth, rpID: "evil.example") }),
             ("UP missing", { () throws(WebAuthnFailure) in try Self.register(auth, flags: uv | at) }),
             ("UV missing", { () throws(WebAuthnFailure) in try Self.register(auth, flags: up | at) }),
             ("AT missing", { () throws(WebAuthnFailure) in try Self.register(auth, flags: up | uv) }),
-            ("BS without BE", { () throws(WebAuthnFailure) in try Self.register(auth, flags: Self.goodFlags | SoftwareAuthenticator.bsFlag) }),
-            ("packed self alg differing from the key's", { () throws(WebAuthnFailure) in
-                try Self.register(auth, attestation: .packedSelf, statementAlg: -257)
-            }),
+            (
+                "BS without BE",
+                { () throws(WebAuthnFailure) in
+                    try Self.register(auth, flags: Self.goodFlags | SoftwareAuthenticator.bsFlag)
+                }
+            ),
+            (
+                "packed self alg differing from the key's",
+                { () throws(WebAuthnFailure) in
+                    try Self.register(auth, attestation: .packedSelf, statementAlg: -257)
+                }
+            ),
         ]
         for (why, body) in cases { Self.expectRefused(why, body) }
     }
@@ -140,14 +166,44 @@ import Testing
         let point = Array(P256.Signing.PrivateKey().publicKey.x963Representation)
         let x = CBORItem.bytes(Array(point[1..<33])), y = CBORItem.bytes(Array(point[33..<65]))
         let keys: [(Comment, CBORItem)] = [
-            ("ES384 alg", .map([(.int(1), .int(2)), (.int(3), .int(-35)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)])),
+            (
+                "ES384 alg",
+                .map([(.int(1), .int(2)), (.int(3), .int(-35)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)])
+            ),
             ("no alg", .map([(.int(1), .int(2)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)])),
-            ("ES256 on P-384", .map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(2)), (.int(-2), x), (.int(-3), y)])),
-            ("ES256 labelled OKP", .map([(.int(1), .int(1)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)])),
-            ("point off the curve", .map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), x)])),
-            ("short coordinate", .map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes([1])), (.int(-3), y)])),
-            ("RSA 1024", .map([(.int(1), .int(3)), (.int(3), .int(-257)), (.int(-1), .bytes([0xC1] + Array(repeating: 0x55, count: 127))), (.int(-2), .bytes([1, 0, 1]))])),
-            ("Ed448", .map([(.int(1), .int(1)), (.int(3), .int(-8)), (.int(-1), .int(7)), (.int(-2), .bytes(Array(repeating: 1, count: 57)))])),
+            (
+                "ES256 on P-384",
+                .map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(2)), (.int(-2), x), (.int(-3), y)])
+            ),
+            (
+                "ES256 labelled OKP",
+                .map([(.int(1), .int(1)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), y)])
+            ),
+            (
+                "point off the curve",
+                .map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), x), (.int(-3), x)])
+            ),
+            (
+                "short coordinate",
+                .map([
+                    (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)), (.int(-2), .bytes([1])),
+                    (.int(-3), y),
+                ])
+            ),
+            (
+                "RSA 1024",
+                .map([
+                    (.int(1), .int(3)), (.int(3), .int(-257)),
+                    (.int(-1), .bytes([0xC1] + Array(repeating: 0x55, count: 127))), (.int(-2), .bytes([1, 0, 1])),
+                ])
+            ),
+            (
+                "Ed448",
+                .map([
+                    (.int(1), .int(1)), (.int(3), .int(-8)), (.int(-1), .int(7)),
+                    (.int(-2), .bytes(Array(repeating: 1, count: 57))),
+                ])
+            ),
             ("not a map", .array([.int(1)])),
         ]
         for (why, key) in keys {
@@ -166,20 +222,36 @@ import Testing
         }
         for fmt in ["tpm", "android-key", "apple", "fido-u2f", "android-safetynet"] {
             Self.expectRefused("format \(fmt)") { () throws(WebAuthnFailure) in
-                try verify(.map([(.text("fmt"), .text(fmt)), (.text("attStmt"), .map([])), (.text("authData"), .bytes(authData))]))
+                try verify(
+                    .map([
+                        (.text("fmt"), .text(fmt)), (.text("attStmt"), .map([])), (.text("authData"), .bytes(authData)),
+                    ]))
             }
         }
         Self.expectRefused("none with a statement") { () throws(WebAuthnFailure) in
-            try verify(.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([(.text("x"), .int(1))])), (.text("authData"), .bytes(authData))]))
+            try verify(
+                .map([
+                    (.text("fmt"), .text("none")), (.text("attStmt"), .map([(.text("x"), .int(1))])),
+                    (.text("authData"), .bytes(authData)),
+                ]))
         }
         Self.expectRefused("no authData") { () throws(WebAuthnFailure) in
             try verify(.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([]))]))
         }
         Self.expectRefused("trailing bytes after the key") { () throws(WebAuthnFailure) in
-            try verify(.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes(authData + [0]))]))
+            try verify(
+                .map([
+                    (.text("fmt"), .text("none")), (.text("attStmt"), .map([])),
+                    (.text("authData"), .bytes(authData + [0])),
+                ]))
         }
         Self.expectRefused("trailing bytes after the object") { () throws(WebAuthnFailure) in
-            try verify(.raw(CBORItem.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes(authData))]).encoded + [0]))
+            try verify(
+                .raw(
+                    CBORItem.map([
+                        (.text("fmt"), .text("none")), (.text("attStmt"), .map([])),
+                        (.text("authData"), .bytes(authData)),
+                    ]).encoded + [0]))
         }
         var longID = auth
         longID.credentialID = Array(repeating: 1, count: 1024)
@@ -195,7 +267,8 @@ import Testing
             Array("not json".utf8), Array("[]".utf8), Array(#"{"type":"webauthn.get"}"#.utf8),
             SoftwareAuthenticator.clientData(type: "webauthn.get", challenge: [], challengeText: "a+b/"),
             SoftwareAuthenticator.clientData(type: "webauthn.get", challenge: [], challengeText: ""),
-            Array(#"{"type":"webauthn.get","challenge":"AAAA","origin":"https://example.com","crossOrigin":"no"}"#.utf8),
+            Array(
+                #"{"type":"webauthn.get","challenge":"AAAA","origin":"https://example.com","crossOrigin":"no"}"#.utf8),
         ] {
             #expect(throws: WebAuthnFailure.self) { try WebAuthn.challenge(inClientDataJSON: bad) }
         }

@@ -109,7 +109,10 @@ struct SoftwareAuthenticator {
         switch attestation {
         case .none: (fmt, statement) = ("none", [])
         case .packedSelf:
-            (fmt, statement) = ("packed", [(.text("alg"), .int(statementAlg ?? key.algorithm)), (.text("sig"), .bytes(key.sign(signed)))])
+            (fmt, statement) = (
+                "packed",
+                [(.text("alg"), .int(statementAlg ?? key.algorithm)), (.text("sig"), .bytes(key.sign(signed)))]
+            )
         case .packedX5C(let attestationKey, let certificate):
             (fmt, statement) = (
                 "packed",
@@ -120,8 +123,10 @@ struct SoftwareAuthenticator {
                 ]
             )
         }
-        return CBORItem.map([(.text("fmt"), .text(fmt)), (.text("attStmt"), .map(statement)), (.text("authData"), .bytes(authData))])
-            .encoded
+        return CBORItem.map([
+            (.text("fmt"), .text(fmt)), (.text("attStmt"), .map(statement)), (.text("authData"), .bytes(authData)),
+        ])
+        .encoded
     }
 
     /// A packed attestation certificate for `key`, self-issued, with the §8.2.1 fields unless told otherwise.
@@ -136,11 +141,14 @@ struct SoftwareAuthenticator {
             CommonName("Hearth Test Attestation")
         }
         var extensions = try Certificate.Extensions {
-            Critical(certificateAuthority ? BasicConstraints.isCertificateAuthority(maxPathLength: nil) : .notCertificateAuthority)
+            Critical(
+                certificateAuthority
+                    ? BasicConstraints.isCertificateAuthority(maxPathLength: nil) : .notCertificateAuthority)
         }
         if let aaguid {
             try extensions.append(
-                Certificate.Extension(oid: [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4], critical: false, value: [0x04, 0x10] + aaguid[...]))
+                Certificate.Extension(
+                    oid: [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4], critical: false, value: [0x04, 0x10] + aaguid[...]))
         }
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),

@@ -163,7 +163,8 @@ public enum AuthErrorCode: Int, Error, Sendable, CaseIterable {
         case .quotaExceeded: "The quota for this operation has been exceeded."
         case .secondFactorRequired: "Please complete a second factor challenge to finish signing in."
         case .missingOrInvalidNonce: "The request does not contain a valid nonce."
-        case .invalidAuthenticatorResponse: "The passkey authenticator response is not parseable, lacks required fields, or has invalid values."
+        case .invalidAuthenticatorResponse:
+            "The passkey authenticator response is not parseable, lacks required fields, or has invalid values."
         case .missingPasskeyEnrollment: "Cannot find the passkey linked to the current account."
         case .passwordDoesNotMeetRequirements: "The password does not meet the project's requirements."
         case .keychainError: "An error occurred while reading or writing the stored user."

@@ -68,7 +68,10 @@ enum PasskeyWire {
         let options = r["credentialCreationOptions"]
         guard let rpID = options?["rp"]?["id"]?.string, let user = options?["user"]?["id"]?.string,
             let challenge = options?["challenge"]?.string
-        else { throw AuthErrorCode.internalError.error(message: "The passkey enrolment answer lacks rp, user or challenge.") }
+        else {
+            throw AuthErrorCode.internalError.error(
+                message: "The passkey enrolment answer lacks rp, user or challenge.")
+        }
         guard let challengeBytes = Data(base64Encoded: challenge) else { throw undecodable("challenge") }
         guard let userID = Data(base64Encoded: user) else { throw undecodable("userId") }
         return PasskeyCreationOptions(relyingPartyID: rpID, userID: userID, challenge: challengeBytes, name: name)
