@@ -199,6 +199,7 @@ public final class AuthEngine: Sendable {
         case .userNotFound?: AuthError(.userNotFound)
         case .versionConflict?: AuthError(.tooManyAttemptsTryLater, "The account was changed concurrently; try again.")
         case .federatedIDExists?: AuthError(.federatedUserIDAlreadyLinked)
+        case .passkeyExists?: AuthError(.passkeyExists)
         case nil: error
         }
     }

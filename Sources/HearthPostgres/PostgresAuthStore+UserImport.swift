@@ -7,7 +7,7 @@ import PostgresNIO
 /// made in Swift over the holders read once.
 extension PostgresAuthStore {
     /// A batch in a handful of round trips rather than several per user: what the batch's uids, e-mails, phone
-    /// numbers and provider identities already belong to is read once, each entry is then decided in order exactly
+    /// numbers, provider identities and passkeys already belong to is read once, each entry is then decided in order exactly
     /// as if the entries before it had been written (an overwritten user's old e-mail is free for the entries after
     /// it), and the accepted users are written with one multi-row statement per table.
     public func importUsers(_ users: [UserRecord], overwrite: Bool) async throws -> [Int: StoreError] {
@@ -36,6 +36,8 @@ extension PostgresAuthStore {
                 let uids = group.value.map(\.uid)
                 try await db.run("DELETE FROM users WHERE project_id = \(group.key) AND uid = ANY(\(uids))")
                 try await db.run("DELETE FROM provider_links WHERE project_id = \(group.key) AND uid = ANY(\(uids))")
+                try await db.run(
+                    "DELETE FROM passkey_credentials WHERE project_id = \(group.key) AND uid = ANY(\(uids))")
             }
             try await Self.insertRows(db, accepted)
             return failures
@@ -48,12 +50,14 @@ extension PostgresAuthStore {
         case email(String, String)
         case phone(String, String)
         case identity(String, String, String)
+        case passkey(String, [UInt8])
 
         static func held(by user: UserRecord) -> [ImportKey] {
             var keys = [ImportKey.uid(user.projectID, user.uid)]
             if let email = user.email { keys.append(.email(user.projectID, email)) }
             if let phone = user.phoneNumber { keys.append(.phone(user.projectID, phone)) }
             keys += user.providers.map { .identity(user.projectID, $0.providerID, $0.rawID) }
+            keys += user.passkeys.map { .passkey(user.projectID, $0.credentialID) }
             return keys
         }
     }
@@ -70,13 +74,16 @@ extension PostgresAuthStore {
         }
 
         /// The first key the user would take from another holder, checked in Firebase's order (phone, e-mail,
-        /// provider identity).
+        /// provider identity), then its passkeys.
         func conflict(for user: UserRecord) -> StoreError? {
             func taken(_ key: ImportKey) -> Bool { owner[key].map { $0 != user.uid } ?? false }
             if let phone = user.phoneNumber, taken(.phone(user.projectID, phone)) { return .phoneNumberExists }
             if let email = user.email, taken(.email(user.projectID, email)) { return .emailExists }
             if user.providers.contains(where: { taken(.identity(user.projectID, $0.providerID, $0.rawID)) }) {
                 return .federatedIDExists
+            }
+            if user.passkeys.contains(where: { taken(.passkey(user.projectID, $0.credentialID)) }) {
+                return .passkeyExists
             }
             return nil
         }
@@ -98,6 +105,7 @@ extension PostgresAuthStore {
             let emails = group.value.compactMap(\.email)
             let phones = group.value.compactMap(\.phoneNumber)
             let links = group.value.flatMap(\.providers)
+            let credentialIDs = group.value.flatMap(\.passkeys).map { ByteBuffer(bytes: $0.credentialID) }
             // Users holding any of the keys, then everything those users hold.
             let holders = try await db.run(
                 """
@@ -108,6 +116,9 @@ extension PostgresAuthStore {
                   JOIN unnest(\(links.map(\.providerID))::text[], \(links.map(\.rawID))::text[]) AS k(provider_id, raw_id)
                     ON l.provider_id = k.provider_id AND l.raw_id = k.raw_id
                 WHERE l.project_id = \(project)
+                UNION
+                SELECT uid FROM passkey_credentials
+                WHERE project_id = \(project) AND credential_id = ANY(\(credentialIDs))
                 """
             ).map { try $0.decode(String.self) }
             guard !holders.isEmpty else { continue }
@@ -127,6 +138,12 @@ extension PostgresAuthStore {
             for row in identities {
                 let (uid, provider, raw) = try row.decode((String, String, String).self)
                 owners.hold(.identity(project, provider, raw), by: uid, project: project)
+            }
+            let passkeys = try await db.run(
+                "SELECT uid, credential_id FROM passkey_credentials WHERE project_id = \(project) AND uid = ANY(\(holders))")
+            for row in passkeys {
+                let (uid, id) = try row.decode((String, ByteBuffer).self)
+                owners.hold(.passkey(project, Array(buffer: id)), by: uid, project: project)
             }
         }
         return owners

@@ -51,6 +51,7 @@ extension PostgresAuthStore {
             }
             try await db.run("DELETE FROM provider_links WHERE project_id = \(user.projectID) AND uid = \(user.uid)")
             try await Self.writeProviders(db, user)
+            try await Self.writePasskeys(db, user)
         }
     }
 
@@ -75,6 +76,7 @@ extension PostgresAuthStore {
                 "DELETE FROM users WHERE project_id = \(projectID) AND uid = \(uid) RETURNING 1"
             ).isEmpty
             try await db.run("DELETE FROM provider_links WHERE project_id = \(projectID) AND uid = \(uid)")
+            try await db.run("DELETE FROM passkey_credentials WHERE project_id = \(projectID) AND uid = \(uid)")
             if existed {
                 try await Self.revokeFamilies(db, projectID: projectID, uid: uid, reason: .userDeleted, at: Date())
             }
@@ -137,6 +139,39 @@ extension PostgresAuthStore {
                 """)
             if !linked.isEmpty { throw StoreError.federatedIDExists }
         }
+        for passkey in user.passkeys {
+            let held = try await db.run(
+                """
+                SELECT 1 FROM passkey_credentials WHERE project_id = \(user.projectID)
+                  AND credential_id = \(Data(passkey.credentialID)) AND uid <> \(user.uid)
+                """)
+            if !held.isEmpty { throw StoreError.passkeyExists }
+        }
+    }
+
+    /// Brings the stored passkeys of `user` to its list: removed ones deleted, new ones inserted, the others left as
+    /// they are (their counters move by `recordPasskeyUse`, which an update read earlier must not undo).
+    static func writePasskeys(_ db: Transaction, _ user: UserRecord) async throws {
+        var stored: Set<[UInt8]> = []
+        for row in try await db.run(
+            "SELECT credential_id FROM passkey_credentials WHERE project_id = \(user.projectID) AND uid = \(user.uid)")
+        {
+            stored.insert(Array(try row.decode(Data.self)))
+        }
+        let wanted = Set(user.passkeys.map(\.credentialID))
+        for id in stored where !wanted.contains(id) {
+            try await db.run(
+                "DELETE FROM passkey_credentials WHERE project_id = \(user.projectID) AND credential_id = \(Data(id))")
+        }
+        try await insertPasskeys(db, user.passkeys.filter { !stored.contains($0.credentialID) }.map { (user, $0) })
+    }
+
+    /// Inserts passkeys, each with the user it belongs to.
+    static func insertPasskeys(_ db: Transaction, _ passkeys: [(UserRecord, PasskeyCredential)]) async throws {
+        let columns = PostgresUserRow.passkeyColumnCount
+        try await insertMany(db, passkeys, into: PostgresUserRow.passkeyInsertTarget, columns: columns) {
+            binds, passkey in PostgresUserRow.bind(passkey.1, of: passkey.0, into: &binds)
+        }
     }
 
     /// Inserts the user's row and provider links; uniqueness is the caller's to check.
@@ -175,6 +210,7 @@ extension PostgresAuthStore {
             PostgresUserRow.bind(user, into: &binds)
         }
         try await insertLinks(db, users.flatMap { user in user.providers.map { (user, $0) } })
+        try await insertPasskeys(db, users.flatMap { user in user.passkeys.map { (user, $0) } })
     }
 
     /// Inserts provider links, each with the user it belongs to.
@@ -213,6 +249,7 @@ extension PostgresAuthStore {
         try await transaction { db in
             let deleted = try await db.run("DELETE FROM users WHERE project_id = \(projectID) RETURNING 1").count
             try await db.run("DELETE FROM provider_links WHERE project_id = \(projectID)")
+            try await db.run("DELETE FROM passkey_credentials WHERE project_id = \(projectID)")
             try await db.run(
                 """
                 DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE project_id = \(projectID))
@@ -220,5 +257,30 @@ extension PostgresAuthStore {
             try await db.run("DELETE FROM refresh_families WHERE project_id = \(projectID)")
             return deleted
         }
+    }
+
+    public func user(projectID: String, passkeyCredentialID: [UInt8]) async throws -> UserRecord? {
+        try Self.user(
+            from: await query(
+                """
+                \(unescaped: PostgresUserRow.select) WHERE u.project_id = \(projectID) AND u.uid = (SELECT uid
+                  FROM passkey_credentials WHERE project_id = \(projectID) AND credential_id = \(Data(passkeyCredentialID)))
+                \(unescaped: Self.orderLinks)
+                """))
+    }
+
+    public func recordPasskeyUse(
+        projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32, backupEligible: Bool,
+        backedUp: Bool, at: Date
+    ) async throws -> Bool {
+        try await !query(
+            """
+            UPDATE passkey_credentials SET sign_count = GREATEST(sign_count, \(Int64(signCount))),
+              backup_eligible = \(backupEligible), backed_up = \(backedUp), last_used_at = \(at.millisecondsSince1970)
+            WHERE project_id = \(projectID) AND uid = \(uid) AND credential_id = \(Data(credentialID))
+            RETURNING 1
+            """,
+            changesUsers: true
+        ).isEmpty
     }
 }

@@ -236,6 +236,7 @@ extension PostgresAuthStore {
         case "users_email": return StoreError.emailExists
         case "users_phone": return StoreError.phoneNumberExists
         case "provider_links_pkey": return StoreError.federatedIDExists
+        case "passkey_credentials_pkey": return StoreError.passkeyExists
         default: return error
         }
     }

@@ -370,5 +370,48 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX users_uid_search ON users (project_id, uid COLLATE \"C\")",
             ]),
+        // Passkeys: WebAuthn credentials of users (credential ids unique per project or tenant, loaded with the user,
+        // their writes notifying the other servers as link writes do), and the challenges handed out for them, by
+        // hash, claimed once.
+        Migration(
+            version: "v14_passkeys",
+            statements: [
+                """
+                CREATE TABLE passkey_credentials (
+                  project_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  credential_id BYTEA NOT NULL,
+                  user_handle BYTEA NOT NULL,
+                  public_key BYTEA NOT NULL,
+                  alg BIGINT NOT NULL,
+                  sign_count BIGINT NOT NULL,
+                  backup_eligible BOOLEAN NOT NULL,
+                  backed_up BOOLEAN NOT NULL,
+                  aaguid BYTEA NOT NULL,
+                  name TEXT NOT NULL,
+                  attestation_format TEXT NOT NULL,
+                  created_at BIGINT NOT NULL,
+                  last_used_at BIGINT,
+                  CONSTRAINT passkey_credentials_pkey PRIMARY KEY (project_id, credential_id)
+                )
+                """,
+                "CREATE INDEX passkey_credentials_user ON passkey_credentials (project_id, uid)",
+                """
+                CREATE TRIGGER passkey_credentials_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
+                ON passkey_credentials FOR EACH STATEMENT EXECUTE FUNCTION hearth_notify_users_changed()
+                """,
+                """
+                CREATE TABLE passkey_challenges (
+                  challenge_hash BYTEA PRIMARY KEY,
+                  project_id TEXT NOT NULL,
+                  purpose TEXT NOT NULL,
+                  uid TEXT,
+                  user_handle BYTEA,
+                  created_at BIGINT NOT NULL,
+                  expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
+            ]),
     ]
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthStore
 import PostgresNIO
 
 /// A user's rows on PostgreSQL, `users` and `provider_links`: every column named once, with how a `UserRecord`
@@ -111,8 +112,21 @@ enum PostgresUserRow {
     /// Users with their links, one row per link (or one with NULL link columns): `FROM` the users as `u` (a table or
     /// a subquery of it), then `joinLinks`.
     static let columns =
-        (Column.allCases.map { "u." + $0.rawValue } + LinkColumn.allCases.map { "l.\($0.rawValue) AS \($0.alias)" })
-        .joined(separator: ", ")
+        (Column.allCases.map { "u." + $0.rawValue } + LinkColumn.allCases.map { "l.\($0.rawValue) AS \($0.alias)" }
+            + [passkeysSelect]).joined(separator: ", ")
+
+    /// A user's passkeys as one JSON array (`PasskeyCredential.parseStored`), as `passkeys`: a scalar subquery, so
+    /// the user, its links and its passkeys come from one statement without multiplying rows.
+    static let passkeysSelect: String = {
+        let members = PasskeyCredential.storedColumns.map { column in
+            PasskeyCredential.storedBlobColumns.contains(column)
+                ? "'\(column)', encode(p.\(column), 'hex')" : "'\(column)', p.\(column)"
+        }
+        return """
+            (SELECT COALESCE(json_agg(json_build_object(\(members.joined(separator: ", ")))), '[]')::text
+             FROM passkey_credentials p WHERE p.project_id = u.project_id AND p.uid = u.uid) AS passkeys
+            """
+    }()
     static let joinLinks = "LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid"
     static let select = "SELECT \(columns) FROM users u \(joinLinks)"
 
@@ -121,7 +135,11 @@ enum PostgresUserRow {
         var users: [UserRecord] = []
         for row in rows.map({ $0.makeRandomAccess() }) {
             let uid = try row[Column.uid.rawValue].decode(String.self)
-            if users.last?.uid != uid { users.append(try Column.user(from: row)) }
+            if users.last?.uid != uid {
+                var user = try Column.user(from: row)
+                user.passkeys = PasskeyCredential.parseStored(try row["passkeys"].decode(String?.self))
+                users.append(user)
+            }
             if let link = try LinkColumn.link(from: row) { users[users.count - 1].providers.append(link) }
         }
         return users
@@ -141,6 +159,27 @@ enum PostgresUserRow {
         binds.append(user.projectID)
         binds.append(user.uid)
         for column in LinkColumn.allCases { column.bind(link, into: &binds) }
+    }
+
+    /// `passkey_credentials (project_id, uid, credential_id, …)`, a passkey's values after its user's key.
+    static let passkeyInsertTarget =
+        "passkey_credentials (project_id, uid, \(PasskeyCredential.storedColumns.joined(separator: ", ")))"
+    static let passkeyColumnCount = 2 + PasskeyCredential.storedColumns.count
+    static func bind(_ p: PasskeyCredential, of user: UserRecord, into binds: inout PostgresBindings) {
+        binds.append(user.projectID)
+        binds.append(user.uid)
+        binds.append(ByteBuffer(bytes: p.credentialID))
+        binds.append(ByteBuffer(bytes: p.userHandle))
+        binds.append(ByteBuffer(bytes: p.publicKey))
+        binds.append(Int64(p.algorithm))
+        binds.append(Int64(p.signCount))
+        binds.append(p.backupEligible)
+        binds.append(p.backedUp)
+        binds.append(ByteBuffer(bytes: p.aaguid))
+        binds.append(p.name)
+        binds.append(p.attestationFormat)
+        binds.append(p.createdAt.millisecondsSince1970)
+        binds.append(p.lastUsedAt?.millisecondsSince1970)
     }
 
     /// Replaces the stored fields of `user` if its stored version is still `user.version`, bumping it, and returns a

@@ -38,6 +38,7 @@ extension SQLiteAuthStore {
             }
             try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", [user.projectID, user.uid])
             try SQLiteUserRow.insertLinks(db, user)
+            try SQLiteUserRow.writePasskeys(db, user)
         }
     }
 
@@ -62,6 +63,7 @@ extension SQLiteAuthStore {
             try db.run("DELETE FROM users WHERE project_id = ? AND uid = ?", [projectID, uid])
             let existed = db.changesCount > 0
             try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", [projectID, uid])
+            try db.run("DELETE FROM passkey_credentials WHERE project_id = ? AND uid = ?", [projectID, uid])
             if existed {
                 try Self.revokeFamilies(
                     db, projectID: projectID, uid: uid, reason: .userDeleted, at: Date().millisecondsSince1970)
@@ -128,6 +130,13 @@ extension SQLiteAuthStore {
         {
             throw StoreError.federatedIDExists
         }
+        for passkey in user.passkeys
+        where try exists(
+            db, "SELECT 1 FROM passkey_credentials WHERE project_id = ? AND credential_id = ? AND uid <> ?",
+            [user.projectID, Data(passkey.credentialID), user.uid])
+        {
+            throw StoreError.passkeyExists
+        }
     }
 
     public func users(projectID: String, afterUID: String?, limit: Int) async throws -> [UserRecord] {
@@ -161,6 +170,7 @@ extension SQLiteAuthStore {
                 if exists {
                     try db.run("DELETE FROM users WHERE project_id = ? AND uid = ?", key)
                     try db.run("DELETE FROM provider_links WHERE project_id = ? AND uid = ?", key)
+                    try db.run("DELETE FROM passkey_credentials WHERE project_id = ? AND uid = ?", key)
                 }
                 try SQLiteUserRow.insert(db, user)
             }
@@ -173,11 +183,42 @@ extension SQLiteAuthStore {
             try db.run("DELETE FROM users WHERE project_id = ?", [projectID])
             let count = db.changesCount
             try db.run("DELETE FROM provider_links WHERE project_id = ?", [projectID])
+            try db.run("DELETE FROM passkey_credentials WHERE project_id = ?", [projectID])
             let tokens =
                 "DELETE FROM refresh_tokens WHERE family_id IN (SELECT id FROM refresh_families WHERE project_id = ?)"
             try db.run(tokens, [projectID])
             try db.run("DELETE FROM refresh_families WHERE project_id = ?", [projectID])
             return count
+        }
+    }
+
+    public func user(projectID: String, passkeyCredentialID: [UInt8]) async throws -> UserRecord? {
+        try await pointRead { db in
+            try SQLiteUserRow.fetchOne(
+                db,
+                where: """
+                    u.project_id = ? AND u.uid = (SELECT uid FROM passkey_credentials
+                      WHERE project_id = ? AND credential_id = ?)
+                    """, [projectID, projectID, Data(passkeyCredentialID)])
+        }
+    }
+
+    public func recordPasskeyUse(
+        projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32, backupEligible: Bool,
+        backedUp: Bool, at: Date
+    ) async throws -> Bool {
+        try await pool.write { db in
+            try db.run(
+                """
+                UPDATE passkey_credentials SET sign_count = max(sign_count, ?), backup_eligible = ?, backed_up = ?,
+                  last_used_at = ?
+                WHERE project_id = ? AND uid = ? AND credential_id = ?
+                """,
+                [
+                    Int64(signCount), backupEligible, backedUp, at.millisecondsSince1970, projectID, uid,
+                    Data(credentialID),
+                ])
+            return db.changesCount > 0
         }
     }
 }

@@ -327,6 +327,48 @@ enum SQLiteSchema {
                     CREATE INDEX console_sessions_email ON console_sessions (email);
                     """)
         }
+        // Passkeys: WebAuthn credentials of users (credential ids unique per project or tenant, loaded with the
+        // user, their writes moving the user generation as link writes do), and the challenges handed out for
+        // them, by hash, claimed once.
+        m.registerMigration("v14_passkeys") { db in
+            var sql = """
+                CREATE TABLE passkey_credentials (
+                  project_id TEXT NOT NULL,
+                  uid TEXT NOT NULL,
+                  credential_id BLOB NOT NULL,
+                  user_handle BLOB NOT NULL,
+                  public_key BLOB NOT NULL,
+                  alg INTEGER NOT NULL,
+                  sign_count INTEGER NOT NULL,
+                  backup_eligible INTEGER NOT NULL,
+                  backed_up INTEGER NOT NULL,
+                  aaguid BLOB NOT NULL,
+                  name TEXT NOT NULL,
+                  attestation_format TEXT NOT NULL,
+                  created_at INTEGER NOT NULL,
+                  last_used_at INTEGER,
+                  PRIMARY KEY (project_id, credential_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX passkey_credentials_user ON passkey_credentials (project_id, uid);
+                CREATE TABLE passkey_challenges (
+                  challenge_hash BLOB PRIMARY KEY NOT NULL,
+                  project_id TEXT NOT NULL,
+                  purpose TEXT NOT NULL,
+                  uid TEXT,
+                  user_handle BLOB,
+                  created_at INTEGER NOT NULL,
+                  expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
+                """
+            for event in ["INSERT", "UPDATE", "DELETE"] {
+                sql += """
+                    CREATE TRIGGER passkey_credentials_\(event.lowercased())_generation AFTER \(event) ON passkey_credentials
+                    BEGIN UPDATE user_generation SET value = random() WHERE id = 1; END;
+                    """
+            }
+            try db.execute(sql: sql)
+        }
         return m
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HearthCore
+import HearthStore
 
 /// A user's rows on SQLite, `users` and `provider_links`: every column named once, with how a `UserRecord` binds it
 /// and how it is read back. Inserts, updates and reads are built from these cases, so a new column is a case here
@@ -94,8 +95,21 @@ enum SQLiteUserRow {
         }
     }
 
+    /// A user's passkeys as one JSON array (`PasskeyCredential.parseStored`), selected after the link columns: a
+    /// scalar subquery, so the user, its links and its passkeys come from one statement without multiplying rows.
+    static let passkeysSelect: String = {
+        let members = PasskeyCredential.storedColumns.map { column in
+            PasskeyCredential.storedBlobColumns.contains(column) ? "'\(column)', hex(p.\(column))" : "'\(column)', p.\(column)"
+        }
+        return """
+            (SELECT json_group_array(json_object(\(members.joined(separator: ", ")))) FROM passkey_credentials p
+             WHERE p.project_id = u.project_id AND p.uid = u.uid)
+            """
+    }()
+    static let passkeysPosition = Column.allCases.count + LinkColumn.allCases.count
+
     /// Users with their links, one row per link: `FROM` the users as `u` (a table or a subquery of it), then this.
-    static let columns = "\(Column.selectList("u")), \(LinkColumn.selectList("l"))"
+    static let columns = "\(Column.selectList("u")), \(LinkColumn.selectList("l")), \(passkeysSelect)"
     static let joinLinks = "LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid"
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
@@ -114,7 +128,9 @@ enum SQLiteUserRow {
         var users: [UserRecord] = []
         for row in rows {
             if users.last?.uid != row[Column.uid] || users.last?.projectID != row[Column.projectID] {
-                users.append(Column.user(from: row))
+                var user = Column.user(from: row)
+                user.passkeys = PasskeyCredential.parseStored(row[passkeysPosition])
+                users.append(user)
             }
             if let link = LinkColumn.link(from: row) { users[users.count - 1].providers.append(link) }
         }
@@ -125,6 +141,7 @@ enum SQLiteUserRow {
     static func insert(_ db: Database, _ user: UserRecord) throws {
         try db.run(insertSQL, StatementArguments(Column.allCases.map { $0.value(of: user) }))
         try insertLinks(db, user)
+        try insertPasskeys(db, user, user.passkeys)
     }
 
     /// Replaces the stored fields of `user` if its stored version is still `user.version`, bumping it; the links
@@ -155,6 +172,38 @@ enum SQLiteUserRow {
                 insertLinkSQL,
                 StatementArguments([user.projectID, user.uid] + LinkColumn.allCases.map { $0.value(of: link) }))
         }
+    }
+
+    static let insertPasskeySQL = """
+        INSERT INTO passkey_credentials (project_id, uid, \(PasskeyCredential.storedColumns.joined(separator: ", ")))
+        VALUES (\(placeholders(2 + PasskeyCredential.storedColumns.count)))
+        """
+
+    static func insertPasskeys(_ db: Database, _ user: UserRecord, _ passkeys: [PasskeyCredential]) throws {
+        for p in passkeys {
+            let values: [(any DatabaseValueConvertible)?] = [
+                user.projectID, user.uid, Data(p.credentialID), Data(p.userHandle), Data(p.publicKey), p.algorithm,
+                Int64(p.signCount), p.backupEligible, p.backedUp, Data(p.aaguid), p.name, p.attestationFormat,
+                p.createdAt.millisecondsSince1970, p.lastUsedAt?.millisecondsSince1970,
+            ]
+            try db.run(insertPasskeySQL, StatementArguments(values))
+        }
+    }
+
+    /// Brings the stored passkeys of `user` to its list: removed ones deleted, new ones inserted, the others left as
+    /// they are (their counters move by `recordPasskeyUse`, which an update read earlier must not undo).
+    static func writePasskeys(_ db: Database, _ user: UserRecord) throws {
+        let stored = try Data.fetchAll(
+            db, sql: "SELECT credential_id FROM passkey_credentials WHERE project_id = ? AND uid = ?",
+            arguments: [user.projectID, user.uid]
+        ).map { Array($0) }
+        let wanted = Set(user.passkeys.map(\.credentialID))
+        for id in stored where !wanted.contains(id) {
+            try db.run(
+                "DELETE FROM passkey_credentials WHERE project_id = ? AND credential_id = ?", [user.projectID, Data(id)])
+        }
+        let existing = Set(stored)
+        try insertPasskeys(db, user, user.passkeys.filter { !existing.contains($0.credentialID) })
     }
 
     static func placeholders(_ count: Int) -> String {

@@ -56,4 +56,6 @@ public enum StoreError: Error, Sendable, Equatable {
     case versionConflict
     /// A provider identity (provider id and raw id) already linked to another user.
     case federatedIDExists
+    /// A passkey credential id already enrolled on another user of the project (or tenant).
+    case passkeyExists
 }

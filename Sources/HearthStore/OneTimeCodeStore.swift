@@ -61,4 +61,11 @@ public protocol OneTimeCodeStore: Sendable {
     /// Records the single use of `key` (a provider token's subject and nonce, a pending credential) until
     /// `until`; returns false when it was already used and that use has not expired. Expired uses may be forgotten.
     func claimSingleUse(_ key: String, until: Date, now: Date) async throws -> Bool
+
+    /// Stores a passkey challenge (and forgets expired ones).
+    func insertPasskeyChallenge(_ challenge: PasskeyChallenge) async throws
+
+    /// Deletes the challenge and returns it if it was live: a challenge is answered once, even when the same
+    /// response reaches two servers at once.
+    func consumePasskeyChallenge(hash: [UInt8], projectID: String, now: Date) async throws -> PasskeyChallenge?
 }

@@ -54,4 +54,17 @@ public protocol UserStore: Sendable {
     /// that field's order after `search.after`, keeping those that pass the filters: an indexed range scan, never
     /// a table scan, of at most `search.scanLimit` rows (the console's "Search users").
     func searchUsers(projectID: String, _ search: UserSearch, limit: Int) async throws -> UserSearchPage
+
+    /// The user holding the passkey `credentialID` (compared as bytes). A credential id belongs to at most one user
+    /// per project or tenant: inserting or updating a user whose passkeys include one held by another user throws
+    /// `StoreError.passkeyExists`.
+    func user(projectID: String, passkeyCredentialID: [UInt8]) async throws -> UserRecord?
+
+    /// Records a passkey's use at sign-in without touching anything else (no version bump): the counter and the
+    /// backup flags the assertion carried, and its time. A counter that meanwhile moved past `signCount` (another
+    /// server's sign-in with the same credential) is kept; returns whether the row was written.
+    func recordPasskeyUse(
+        projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32, backupEligible: Bool,
+        backedUp: Bool, at: Date
+    ) async throws -> Bool
 }

@@ -27,6 +27,17 @@ struct UserRowConformance {
         user.emailLinkSignIn = true
         user.initialEmail = "first-\(uid)@example.com"
         user.screenName = "screen_\(uid)"
+        user.passkeys = [
+            PasskeyCredential(
+                credentialID: Array("cred-\(uid)".utf8), userHandle: Array(repeating: 7, count: 32),
+                publicKey: [0xA5, 0x01, 0x02], algorithm: -7, signCount: 5, backupEligible: true, backedUp: true,
+                aaguid: Array(repeating: 0xAB, count: 16), name: "Phone \(uid)", attestationFormat: "packed",
+                createdAt: Fixture.t(6), lastUsedAt: Fixture.t(7)),
+            PasskeyCredential(
+                credentialID: [0, 0xFF, 0x10] + Array(uid.utf8), userHandle: Array(repeating: 7, count: 32),
+                publicKey: [0xA4], algorithm: -257, signCount: 0, aaguid: Array(repeating: 0, count: 16),
+                name: "Key \(uid)", attestationFormat: "none", createdAt: Fixture.t(8)),
+        ]
         return user
     }
 
@@ -39,6 +50,7 @@ struct UserRowConformance {
             try await store.user(projectID: "p1", providerID: "apple.com", rawID: "apple-\(user.uid)"),
             try await store.user(projectID: "p1", providerEmail: "\(user.uid)@privaterelay.appleid.com"),
             try await store.users(projectID: "p1", afterUID: nil, limit: 10).first { $0.uid == user.uid },
+            try await store.user(projectID: "p1", passkeyCredentialID: Array("cred-\(user.uid)".utf8)),
         ]
     }
 
@@ -58,6 +70,7 @@ struct UserRowConformance {
             updated.emailLinkSignIn = false
             updated.mfaEnrollments = [SecondFactorConformance.totp]
             updated.providers.removeLast()
+            updated.passkeys.removeLast()
             try await store.updateUser(updated)
             updated.version += 1
             for read in try await Self.reads(store, updated) { #expect(read == updated) }

@@ -34,6 +34,8 @@ public struct UserRecord: Sendable, Equatable {
     public var initialEmail: String?
     /// The user's handle at a provider (Firebase's `screenName`, from a sign-up's `screen_name`).
     public var screenName: String?
+    /// WebAuthn credentials, from `passkey_credentials`.
+    public var passkeys: [PasskeyCredential] = []
     /// Bumped by every stored update; an update based on an older version is refused,
     /// so two concurrent changes cannot silently undo each other.
     public var version: Int64
@@ -70,6 +72,7 @@ public struct UserRecord: Sendable, Equatable {
     /// An account with no way to sign in again but its refresh token.
     public var isAnonymous: Bool {
         email == nil && passwordHash == nil && phoneNumber == nil && providers.isEmpty && !customAuth
+            && passkeys.isEmpty
     }
 
     /// Every provider the user can sign in with, as Firebase lists them in `providerUserInfo`

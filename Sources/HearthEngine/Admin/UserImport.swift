@@ -287,6 +287,7 @@ public struct UserImporter: Sendable {
         case .emailExists: "email exists in other account in database"
         case .phoneNumberExists: "phone number exists in other account in database"
         case .federatedIDExists: "raw id exists in other account in database"
+        case .passkeyExists: "passkey credential id exists in other account in database"
         case .userNotFound, .versionConflict: "\(conflict)"
         }
     }

@@ -1,0 +1,78 @@
+/// A project's (or tenant's) WebAuthn relying party, Identity Platform's `passkeyConfig` (config file key
+/// `passkeyConfig`, and `GET`/`PATCH /v2/projects/{p}[/tenants/{t}]/passkeyConfig`):
+///
+/// ```
+/// {"rpId": "example.com", "expectedOrigins": ["https://example.com", "android:apk-key-hash:…"]}
+/// ```
+///
+/// Passkeys are off until an RP id and at least one origin are set (PASSKEY_NOT_ENABLED).
+public struct PasskeySettings: Sendable, Equatable, Codable {
+    /// The RP id: the registrable domain the credentials are scoped to (`example.com`, `localhost`).
+    public var rpID: String
+    /// The origins whose challenges are accepted: `https://…`, `http://localhost[:port]`, `android:apk-key-hash:…`.
+    public var expectedOrigins: [String]
+
+    public init(rpID: String = "", expectedOrigins: [String] = []) {
+        self.rpID = rpID
+        self.expectedOrigins = expectedOrigins
+    }
+
+    public var isEnabled: Bool { !rpID.isEmpty && !expectedOrigins.isEmpty }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case rpID = "rpId", expectedOrigins }
+
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            rpID: try c.decode(.rpID, default: ""), expectedOrigins: try c.decode(.expectedOrigins, default: []))
+        do { try validate() } catch {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
+        }
+    }
+
+    /// The RP id is a host name (no scheme, port or path); each origin is `https://host[:port]`,
+    /// `http://localhost[:port]` (a secure context for browsers) or `android:apk-key-hash:<base64url SHA-256>`.
+    public func validate() throws(AuthError) {
+        if !rpID.isEmpty, !Self.isHostName(rpID) {
+            throw AuthError(.invalidConfig, "passkeyConfig.rpId must be a host name, such as example.com")
+        }
+        for origin in expectedOrigins where !Self.isOrigin(origin) {
+            throw AuthError(
+                .invalidConfig,
+                "passkeyConfig.expectedOrigins accepts https://host[:port], http://localhost[:port] and "
+                    + "android:apk-key-hash:<hash>: \(origin)")
+        }
+    }
+
+    static func isHostName(_ text: String) -> Bool {
+        guard text.utf8.count <= 253, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
+            return false
+        }
+        return text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "."
+        }
+    }
+
+    static func isOrigin(_ origin: String) -> Bool {
+        if origin.hasPrefix("android:apk-key-hash:") {
+            let hash = origin.dropFirst("android:apk-key-hash:".count)
+            return Base64.decode(hash)?.count == 32
+        }
+        let rest: Substring
+        if origin.hasPrefix("https://") {
+            rest = origin.dropFirst("https://".count)
+        } else if origin.hasPrefix("http://localhost") {
+            rest = origin.dropFirst("http://".count)
+        } else {
+            return false
+        }
+        let parts = rest.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let host = parts.first, isHostName(String(host)) else { return false }
+        if origin.hasPrefix("http://"), host != "localhost" { return false }
+        if parts.count == 2 {
+            guard let port = Int(parts[1]), (1...65535).contains(port), String(port) == parts[1] else { return false }
+        }
+        return true
+    }
+}

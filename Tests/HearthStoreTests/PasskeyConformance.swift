@@ -1,0 +1,119 @@
+import Foundation
+import HearthCore
+import HearthStore
+import Testing
+
+/// The store's part of passkeys, on every backend: credentials kept with their user (unique per project or tenant,
+/// gone with the user, counters moved without a version bump and never undone by an update), and challenges
+/// claimed once.
+@Suite("AuthStore conformance: passkeys")
+struct PasskeyConformance {
+    static func passkey(_ id: String, signCount: UInt32 = 0, at seconds: Int = 0) -> PasskeyCredential {
+        PasskeyCredential(
+            credentialID: Array(id.utf8), userHandle: Array(repeating: 1, count: 32), publicKey: [0xA5],
+            algorithm: -7, signCount: signCount, aaguid: Array(repeating: 0, count: 16), name: id,
+            attestationFormat: "none", createdAt: Fixture.t(seconds))
+    }
+
+    @Test(arguments: Backend.available)
+    func aCredentialIDBelongsToOneUserPerScope(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var ada = Fixture.user()
+            ada.passkeys = [Self.passkey("k1")]
+            try await store.insertUser(ada)
+            var bob = Fixture.user(uid: "u2", email: "bob@example.com", providers: [])
+            bob.passkeys = [Self.passkey("k1")]
+            await #expect(throws: StoreError.passkeyExists) { try await store.insertUser(bob) }
+            bob.passkeys = []
+            try await store.insertUser(bob)
+            var stored = try #require(try await store.user(projectID: "p1", uid: "u2"))
+            stored.passkeys = [Self.passkey("k1")]
+            await #expect(throws: StoreError.passkeyExists) { try await store.updateUser(stored) }
+            var carol = Fixture.user(uid: "u3", email: "carol@example.com", providers: [])
+            carol.passkeys = [Self.passkey("k1")]
+            #expect(try await store.importUsers([carol], overwrite: false) == [0: .passkeyExists])
+            #expect(try await store.user(projectID: "p1", passkeyCredentialID: Array("k1".utf8))?.uid == "u1")
+
+            // Another scope (a tenant) has its own credential ids.
+            var tenantUser = Fixture.user(project: "p1/tenants/t1")
+            tenantUser.passkeys = [Self.passkey("k1")]
+            try await store.insertUser(tenantUser)
+            #expect(try await store.user(projectID: "p1/tenants/t1", passkeyCredentialID: Array("k1".utf8)) != nil)
+
+            // Deleting the user deletes its credentials: the id is free again and leads nowhere.
+            #expect(try await store.deleteUser(projectID: "p1", uid: "u1"))
+            #expect(try await store.user(projectID: "p1", passkeyCredentialID: Array("k1".utf8)) == nil)
+            stored = try #require(try await store.user(projectID: "p1", uid: "u2"))
+            stored.passkeys = [Self.passkey("k1")]
+            try await store.updateUser(stored)
+            #expect(try await store.user(projectID: "p1", passkeyCredentialID: Array("k1".utf8))?.uid == "u2")
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aSignInMovesTheCounterWhichAnUpdateDoesNotUndo(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            var ada = Fixture.user()
+            ada.passkeys = [Self.passkey("k1", signCount: 3), Self.passkey("k2", at: 1)]
+            try await store.insertUser(ada)
+            let read = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(
+                try await store.recordPasskeyUse(
+                    projectID: "p1", uid: "u1", credentialID: Array("k1".utf8), signCount: 9, backupEligible: true,
+                    backedUp: true, at: Fixture.t(60)))
+            // A lower counter (a racing sign-in answered later) does not move it back.
+            #expect(
+                try await store.recordPasskeyUse(
+                    projectID: "p1", uid: "u1", credentialID: Array("k1".utf8), signCount: 4, backupEligible: true,
+                    backedUp: false, at: Fixture.t(61)))
+            #expect(
+                try await !store.recordPasskeyUse(
+                    projectID: "p1", uid: "u2", credentialID: Array("k1".utf8), signCount: 10, backupEligible: false,
+                    backedUp: false, at: Fixture.t(62)))
+            var after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.version == read.version)
+            #expect(after.passkeys.map(\.signCount) == [9, 0])
+            #expect(after.passkeys[0].backupEligible && !after.passkeys[0].backedUp)
+            #expect(after.passkeys[0].lastUsedAt == Fixture.t(61))
+
+            // An update made from the earlier read removes k2 and leaves k1's counter as the sign-in left it.
+            var update = read
+            update.passkeys.removeLast()
+            try await store.updateUser(update)
+            after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.passkeys.map(\.signCount) == [9])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func aChallengeIsClaimedOnceInItsScopeBeforeItExpires(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            let enrol = PasskeyChallenge(
+                challengeHash: Fixture.hash("c1"), projectID: "p1", purpose: .enrollment, uid: "u1",
+                userHandle: Array(repeating: 9, count: 32), createdAt: Fixture.t0, expiresAt: Fixture.t(300))
+            let signIn = PasskeyChallenge(
+                challengeHash: Fixture.hash("c2"), projectID: "p1", purpose: .signIn, createdAt: Fixture.t0,
+                expiresAt: Fixture.t(300))
+            try await store.insertPasskeyChallenge(enrol)
+            try await store.insertPasskeyChallenge(signIn)
+            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p2", now: Fixture.t(1)) == nil)
+            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(1)) == enrol)
+            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(2)) == nil)
+            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c2"), projectID: "p1", now: Fixture.t(300)) == nil)
+
+            // The same challenge claimed through two stores on one database at once: one gets it.
+            let other = try await openAnother()
+            for round in 0..<20 {
+                let hash = Fixture.hash("race-\(round)")
+                try await store.insertPasskeyChallenge(
+                    PasskeyChallenge(
+                        challengeHash: hash, projectID: "p1", purpose: .signIn, createdAt: Fixture.t0,
+                        expiresAt: Fixture.t(300)))
+                async let a = store.consumePasskeyChallenge(hash: hash, projectID: "p1", now: Fixture.t(1))
+                async let b = other.consumePasskeyChallenge(hash: hash, projectID: "p1", now: Fixture.t(1))
+                let claims = [try await a, try await b].compactMap { $0 }
+                #expect(claims.count == 1)
+            }
+        }
+    }
+}
