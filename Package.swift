@@ -116,7 +116,7 @@ let package = Package(
         .target(
             name: "HearthEngine",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging", "HearthProviders",
+                "HearthCore", "HearthStore", "HearthTokens", "HearthMessaging", "HearthProviders", "HearthWebAuthn",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -145,7 +145,7 @@ def render(rows, reasons, spec, commit, command) -> str:
            "The Auth Emulator's own spec files (firebase-tools `src/emulator/auth/*.spec.ts`, commit "
            f"`{commit[:12]}`), translated case by case into pytest cases against `hearth serve --emulator` "
            "(`tests/emulator_spec/`, see its README). A case Hearth fails today is marked `xfail` with what Hearth "
-           "does instead; *skipped* cases are not applicable to Hearth (passkeys, the Functions emulator's "
+           "does instead; *skipped* cases are not applicable to Hearth (the Functions emulator's "
            "dispatch, a start-up switch) or skipped in the spec itself.", "",
            f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by `{command}`.", "",
            "| spec file | cases in the spec | translated | passing | xfail | skipped | failing |",

@@ -149,6 +149,23 @@ public enum AuthErrorCode: String, Sendable, CaseIterable {
     case internalError = "INTERNAL_ERROR"
     case unavailable = "UNAVAILABLE"
 
+    // Passkeys (v2 passkeyEnrollment / passkeySignIn): Google's codes, and the Auth Emulator's where it differs.
+    case passkeyNotEnabled = "PASSKEY_NOT_ENABLED"
+    case passkeyExists = "PASSKEY_EXISTS"
+    case passkeyEnrollmentNotFound = "PASSKEY_ENROLLMENT_NOT_FOUND"
+    case passkeyChallengeTimeout = "PASSKEY_CHALLENGE_TIMEOUT"
+    case passkeyLimitExceeded = "PASSKEY_LIMIT_EXCEEDED"
+    case invalidAuthenticatorResponse = "INVALID_AUTHENTICATOR_RESPONSE"
+    case missingAuthenticatorResponse = "MISSING_AUTHENTICATOR_RESPONSE"
+    /// The emulator's: a response without a credential `id`.
+    case invalidCredentialID = "INVALID_CREDENTIAL_ID"
+    /// The emulator's: a credential id enrolled on any user.
+    case credentialAlreadyInUse = "CREDENTIAL_ALREADY_IN_USE"
+    /// The emulator's: sign-in with a credential id no user has (production: USER_NOT_FOUND).
+    case passkeyCredentialNotFound = "PASSKEY_CREDENTIAL_NOT_FOUND"
+    /// Removing the last way a user can sign in (their only passkey, with no password, phone or provider).
+    case lastSignInMethod = "LAST_SIGN_IN_METHOD"
+
     /// The HTTP status Firebase answers this code with.
     public var httpStatus: Int {
         switch self {

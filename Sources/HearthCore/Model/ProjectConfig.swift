@@ -36,6 +36,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
     public var tenantID: String? { tenant?.tenantID }
     /// E-mail templates, app name and sending limits (config key `email`).
     public var email: EmailSettings = .init()
+    /// The WebAuthn relying party of passkeys (config key `passkeyConfig`); passkeys are off until it is set.
+    public var passkeys: PasskeySettings = .init()
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -56,7 +58,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
-            tokens, phone, authorizedDomains, emailActionURL, federation, mfa, email
+            tokens, phone, authorizedDomains, emailActionURL, federation, mfa, email, passkeys = "passkeyConfig"
     }
 
     public init(from decoder: Decoder) throws {
@@ -76,6 +78,7 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         federation = try c.decode(.federation, default: d.federation)
         mfa = try c.decode(.mfa, default: d.mfa)
         email = try c.decode(.email, default: d.email)
+        passkeys = try c.decode(.passkeys, default: d.passkeys)
     }
 }
 

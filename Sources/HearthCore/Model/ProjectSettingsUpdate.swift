@@ -148,6 +148,10 @@ extension ProjectConfig {
         if let mfa = get("mfa"), mfa != .null {
             config.mfa = try MFASettings(json: mfa)
         }
+        // Its own resource (`…/passkeyConfig`), not a field of the config: kept beside the config's settings.
+        if let passkeys = settings["passkeyConfig"], passkeys != .null {
+            config.passkeys = try PasskeySettings(json: passkeys)
+        }
         return config
     }
 

@@ -19,6 +19,8 @@ public struct UpdateAccountRequest: Sendable {
     public var photoURL: String?
     public var deleteAttributes: [Attribute]
     public var deleteProviders: [String]
+    /// `deletePasskey`: credential ids to remove (`UserRecord.deletePasskeys`).
+    public var deletePasskeys: [String] = []
     /// A client's `validSince` (any value): end every session, this one too, and answer a fresh one ("sign out
     /// everywhere", as the Firebase emulator reads it). Only admins set a particular time.
     public var endsSessions = false
@@ -78,6 +80,7 @@ extension AuthEngine {
         if let name = request.displayName { user.displayName = name.isEmpty ? nil : name }
         if let photo = request.photoURL { user.photoURL = photo.isEmpty ? nil : photo }
         user.delete(attributes: request.deleteAttributes, providers: request.deleteProviders)
+        try user.deletePasskeys(request.deletePasskeys, emulator: origin.emulator)
 
         var tokens: SessionTokens?
         if changesCredentials {

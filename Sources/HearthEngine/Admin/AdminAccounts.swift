@@ -52,6 +52,8 @@ public struct AdminUpdateRequest: Sendable {
     /// `linkProviderUserInfo` (the Admin SDKs' `providerToLink`): an identity to link, replacing the user's link
     /// to the same provider. Admins only: a client that could link any raw id would own that identity's sign-ins.
     public var linkProvider: ProviderUserInfo? = nil
+    /// `deletePasskey`: credential ids to remove, with the rules end users have (`UserRecord.deletePasskeys`).
+    public var deletePasskeys: [String] = []
 
     public init(
         localID: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
@@ -220,6 +222,7 @@ extension AuthEngine {
             if let enrollments = r.mfaEnrollments { user.mfaEnrollments = enrollments }
             if let validSince = r.validSince { user.validSince = Date(timeIntervalSince1970: Double(validSince)) }
             user.delete(attributes: r.deleteAttributes, providers: r.deleteProviders)
+            try user.deletePasskeys(r.deletePasskeys, emulator: origin.emulator)
             if let link = r.linkProvider {
                 user.providers.removeAll { $0.providerID == link.providerID }
                 user.providers.append(link)

@@ -47,4 +47,18 @@ extension AuthEngine {
             projectID: projectID, settings: JSONValue.object(settings).jsonText, at: clock.now())
         try projects.apply(settings: settings, to: projectID)
     }
+
+    /// `PATCH /v2/projects/{p}[/tenants/{t}]/passkeyConfig`: the relying party of passkeys, stored with the project's
+    /// (or tenant's) run-time settings so every server process applies it.
+    public func updatePasskeySettings(scope: ProjectConfig, patch: [String: JSONValue], mask: [String]?) async throws
+        -> PasskeySettings
+    {
+        let updated = try scope.passkeys.updated(with: patch, mask: mask)
+        var settings = projects.settings(scope.projectID)
+        settings["passkeyConfig"] = updated.json
+        try await saveProjectSettings(projectID: scope.projectID, settings: settings)
+        logger.info(
+            "passkey settings changed", metadata: ["project": "\(scope.projectID)", "rpId": "\(updated.rpID)"])
+        return updated
+    }
 }

@@ -43,7 +43,7 @@ extension AuthRoutes {
 
     func lookup(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let user = try await engine.lookup(idToken: try wire.string("idToken"), origin: origin)
-        return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [UserEncoding.userInfo(user)]]
+        return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [UserEncoding.userInfo(user, emulator: origin.emulator)]]
     }
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
@@ -64,6 +64,7 @@ extension AuthRoutes {
             deleteAttributes: attributes, deleteProviders: try wire.stringArray("deleteProvider"))
         // Any int64 (its value is the server's to choose); another type is Google's type error, as for admins.
         request.endsSessions = try wire.int("validSince") != nil
+        request.deletePasskeys = try wire.stringArray("deletePasskey")
         let result = try await engine.updateAccount(request, origin: origin)
         let u = result.user
         return UserEncoding.withTokens(UserEncoding.setAccountInfo(u), result.tokens)

@@ -37,7 +37,7 @@ extension AuthRoutes {
         // No `users` at all when nothing matched, as production answers (the Node Admin SDK relies on it).
         return .compact([
             "kind": "identitytoolkit#GetAccountInfoResponse",
-            "users": users.isEmpty ? nil : .array(users.map { UserEncoding.userInfo($0, admin: true) }),
+            "users": users.isEmpty ? nil : .array(users.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }),
         ])
     }
 
@@ -50,6 +50,7 @@ extension AuthRoutes {
             emailVerified: try wire.bool("emailVerified"), disabled: try wire.bool("disableUser"),
             customAttributes: try wire.string("customAttributes"), validSince: try wire.int("validSince"),
             deleteAttributes: try deleteAttributes(wire), deleteProviders: try wire.stringArray("deleteProvider"))
+        request.deletePasskeys = try wire.stringArray("deletePasskey")
         // `mfa` present: its enrollments replace the user's (none: all removed); absent: unchanged.
         if let mfa = try wire.message("mfa") {
             // Google's JSON mapping reads a null list as empty; the emulator's schema check refuses it.
@@ -103,7 +104,7 @@ extension AuthRoutes {
             origin: origin)
         return .compact([
             "kind": "identitytoolkit#DownloadAccountResponse",
-            "users": .array(page.users.map { UserEncoding.userInfo($0, admin: true) }),
+            "users": .array(page.users.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }),
             "nextPageToken": .text(page.nextPageToken),
         ])
     }
@@ -171,7 +172,7 @@ extension AuthRoutes {
             returnUserInfo: try wire.bool("returnUserInfo") ?? true, origin: origin)
         return .compact([
             "recordsCount": .string(String(result.count)),
-            "userInfo": result.users.map { .array($0.map { UserEncoding.userInfo($0, admin: true) }) },
+            "userInfo": result.users.map { .array($0.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }) },
         ])
     }
 
@@ -203,6 +204,29 @@ extension AuthRoutes {
         let config = try await engine.updateProjectSettings(
             projectID: origin.project.projectID, patch: patch, mask: mask)
         return config.settingsView(emulator: engine.isEmulator)
+    }
+
+    /// `GET /v2/projects/{p}[/tenants/{t}]/passkeyConfig`.
+    func adminGetPasskeyConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        passkeyConfig(origin.project.passkeys, of: origin.project)
+    }
+
+    /// `PATCH /v2/projects/{p}[/tenants/{t}]/passkeyConfig?updateMask=rpId,expectedOrigins`.
+    func adminUpdatePasskeyConfig(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
+        var patch = wire.body
+        let mask = try wire.string("updateMask").map { $0.split(separator: ",").map { String($0) } }
+        patch["updateMask"] = nil
+        let settings = try await engine.updatePasskeySettings(scope: origin.project, patch: patch, mask: mask)
+        return passkeyConfig(settings, of: origin.project)
+    }
+
+    func passkeyConfig(_ settings: PasskeySettings, of project: ProjectConfig) -> JSONValue {
+        let scope = project.tenantID.map { "projects/\(project.firebaseProjectID)/tenants/\($0)" }
+        return [
+            "name": .string("\(scope ?? "projects/\(project.firebaseProjectID)")/passkeyConfig"),
+            "rpId": .string(settings.rpID),
+            "expectedOrigins": .array(settings.expectedOrigins.map(JSONValue.string)),
+        ]
     }
 
     /// v3 `setProjectConfig`: of its fields only `authorizedDomains` is a run-time setting; the others (sign-in

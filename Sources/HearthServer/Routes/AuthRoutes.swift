@@ -108,6 +108,14 @@ public struct AuthRoutes: Sendable {
             router.patch("\(prefix)/v2/projects/{project}/config") { request, context in
                 try await respond(request, context, hasProject: true, nil, admin: adminUpdateConfig)
             }
+            for path in Self.scoped("\(prefix)/v2/projects/{project}/passkeyConfig") {
+                router.get(path) { request, context in
+                    try await respond(request, context, hasProject: true, nil, admin: adminGetPasskeyConfig)
+                }
+                router.patch(path) { request, context in
+                    try await respond(request, context, hasProject: true, nil, admin: adminUpdatePasskeyConfig)
+                }
+            }
         }
         // Legacy v3 admin methods with no v1 name.
         router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/setProjectConfig") { request, context in
@@ -134,6 +142,7 @@ public struct AuthRoutes: Sendable {
         registerAppleNotifications(on: router)
         registerMultiFactor(on: router)
         registerAuditRoutes(on: router)
+        registerPasskeys(on: router)
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)

@@ -10,7 +10,7 @@ enum UserEncoding {
 
     /// A user as `accounts:lookup` shows it. Admins also see the password hash and salt (base64), as Firebase
     /// shows them to service accounts; end users see "REDACTED".
-    static func userInfo(_ u: UserRecord, admin: Bool = false) -> JSONValue {
+    static func userInfo(_ u: UserRecord, admin: Bool = false, emulator: Bool = false) -> JSONValue {
         let providers = u.allProviderInfo.map(providerInfo)
         let exported = admin ? u.passwordHash.flatMap(PasswordHash.init(encoded:))?.exportedBytes : nil
         return .compact([
@@ -37,6 +37,19 @@ enum UserEncoding {
             "providerUserInfo": providers.isEmpty ? nil : .array(providers),
             "tenantId": .text(TenantScope.split(u.projectID).tenant),
             "mfaInfo": u.mfaEnrollments.isEmpty ? nil : .array(u.mfaEnrollments.map { $0.wireValue() }),
+            "passkeyInfo": u.passkeys.isEmpty ? nil : .array(u.passkeys.map { passkeyInfo($0, emulator: emulator) }),
+        ])
+    }
+
+    /// `passkeyInfo[]`: Firebase's `credentialId` (standard padded base64) and `name`, plus when it was made and last
+    /// used and whether it is synced (`backedUp`), which the SDKs ignore.
+    static func passkeyInfo(_ p: PasskeyCredential, emulator: Bool) -> JSONValue {
+        .compact([
+            "credentialId": .string(PasskeyCredential.wireID(p.credentialID, emulator: emulator)),
+            "name": .string(p.name),
+            "createdAt": emulator ? nil : .string(iso8601(p.createdAt)),
+            "lastUsedAt": emulator ? nil : p.lastUsedAt.map { .string(iso8601($0)) },
+            "backedUp": emulator ? nil : .bool(p.backedUp),
         ])
     }
 
