@@ -256,7 +256,8 @@ let package = Package(
         .testTarget(
             name: "HearthAuthTests",
             dependencies: [
-                "HearthAuth", "HearthTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                "HearthAuth", "HearthTestSupport", "HearthWebAuthnTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // Tests only: "Apple's" Game Center certificate.
                 .product(name: "X509", package: "swift-certificates"),
@@ -273,11 +274,21 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
             ]
         ),
-        // Vectors made by a software authenticator in the tests (CBOR encoding lives there only).
+        // Tests only: a WebAuthn software authenticator (and the CBOR encoding it needs, which the server never does).
+        .target(
+            name: "HearthWebAuthnTestSupport",
+            dependencies: [
+                "HearthCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Tests/HearthWebAuthnTestSupport"
+        ),
+        // Vectors made by the software authenticator in the tests.
         .testTarget(
             name: "HearthWebAuthnTests",
             dependencies: [
-                "HearthWebAuthn", "HearthCore", .product(name: "Crypto", package: "swift-crypto"),
+                "HearthWebAuthn", "HearthWebAuthnTestSupport", "HearthCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
             ]

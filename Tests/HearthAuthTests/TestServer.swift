@@ -34,11 +34,11 @@ final class TestServer {
     /// `emulator` starts it with `--emulator` (its `/emulator/v1` routes list codes and links).
     /// `mfa` is the project's multi-factor config (Identity Platform's `mfa` shape); `phone` adds phone settings;
     /// `apns` (the server's `apns` section) with `appVerification` sets up phone app verification; `recaptcha` is
-    /// the server's `recaptcha` section.
+    /// the server's `recaptcha` section; `passkeyConfig` (`rpId`, `expectedOrigins`) turns passkeys on.
     init(
         tokens: [String: Any] = [:], federation: [String: Any] = [:], emulator: Bool = false,
         mfa: [String: Any] = [:], phone: [String: Any] = [:], appVerification: String = "disabled",
-        apns: [String: Any]? = nil, recaptcha: [String: Any]? = nil
+        apns: [String: Any]? = nil, recaptcha: [String: Any]? = nil, passkeyConfig: [String: Any]? = nil
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -54,6 +54,7 @@ final class TestServer {
             ],
         ]
         if !mfa.isEmpty { project["mfa"] = mfa }
+        if let passkeyConfig { project["passkeyConfig"] = passkeyConfig }
         if var phoneSettings = project["phone"] as? [String: Any] {
             phoneSettings.merge(phone) { $1 }
             project["phone"] = phoneSettings

@@ -1,4 +1,5 @@
 import Crypto
+import HearthWebAuthnTestSupport
 import Testing
 
 @testable import HearthWebAuthn

@@ -1,3 +1,4 @@
+import HearthWebAuthnTestSupport
 import Testing
 
 @testable import HearthWebAuthn

@@ -1,6 +1,6 @@
-/// CBOR encoding for the tests' software authenticator: the server never encodes CBOR, so this lives here. Maps keep
+/// CBOR encoding for the tests' software authenticator (HearthWebAuthnTests and HearthAuthTests): the server never encodes CBOR, so this lives here. Maps keep
 /// the order given, so encodings (and the fuzz test's mutations of them) are the same on every run.
-indirect enum CBORItem {
+public indirect enum CBORItem {
     case int(Int64)
     case bytes([UInt8])
     case text(String)
@@ -11,13 +11,13 @@ indirect enum CBORItem {
     /// Bytes written as they are, for hand-made malformed items.
     case raw([UInt8])
 
-    var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var out: [UInt8] = []
         write(to: &out)
         return out
     }
 
-    static func head(_ major: UInt8, _ argument: UInt64) -> [UInt8] {
+    public static func head(_ major: UInt8, _ argument: UInt64) -> [UInt8] {
         let m = major << 5
         switch argument {
         case 0..<24: return [m | UInt8(argument)]

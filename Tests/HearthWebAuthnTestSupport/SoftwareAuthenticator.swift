@@ -5,15 +5,15 @@ import HearthCore
 import X509
 
 /// A credential key of each algorithm Hearth accepts, with its COSE_Key encoding.
-enum TestCredentialKey {
+public enum TestCredentialKey {
     case es256(P256.Signing.PrivateKey)
     case rs256(_RSA.Signing.PrivateKey)
     case ed25519(Curve25519.Signing.PrivateKey)
 
     /// One RSA key for the whole run: generating one takes a while.
-    static let sharedRSA = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    public static let sharedRSA = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
 
-    var algorithm: Int64 {
+    public var algorithm: Int64 {
         switch self {
         case .es256: -7
         case .rs256: -257
@@ -21,7 +21,7 @@ enum TestCredentialKey {
         }
     }
 
-    var cose: CBORItem {
+    public var cose: CBORItem {
         switch self {
         case .es256(let key):
             let point = Array(key.publicKey.x963Representation)
@@ -43,7 +43,7 @@ enum TestCredentialKey {
         }
     }
 
-    func sign(_ data: [UInt8]) -> [UInt8] {
+    public func sign(_ data: [UInt8]) -> [UInt8] {
         switch self {
         case .es256(let key): Array(try! key.signature(for: data).derRepresentation)
         case .rs256(let key): Array(try! key.signature(for: data, padding: .insecurePKCS1v1_5).rawRepresentation)
@@ -53,26 +53,28 @@ enum TestCredentialKey {
 }
 
 /// A WebAuthn authenticator in software, with every field the verifier checks open to tampering.
-struct SoftwareAuthenticator {
-    enum Attestation {
+public struct SoftwareAuthenticator {
+    public enum Attestation {
         case none
         case packedSelf
         /// Signed by `key`, whose certificate is `certificate` (DER).
         case packedX5C(key: P256.Signing.PrivateKey, certificate: [UInt8])
     }
 
-    static let upFlag: UInt8 = 0x01
-    static let uvFlag: UInt8 = 0x04
-    static let beFlag: UInt8 = 0x08
-    static let bsFlag: UInt8 = 0x10
-    static let atFlag: UInt8 = 0x40
-    static let edFlag: UInt8 = 0x80
+    public static let upFlag: UInt8 = 0x01
+    public static let uvFlag: UInt8 = 0x04
+    public static let beFlag: UInt8 = 0x08
+    public static let bsFlag: UInt8 = 0x10
+    public static let atFlag: UInt8 = 0x40
+    public static let edFlag: UInt8 = 0x80
 
-    var key: TestCredentialKey
-    var credentialID: [UInt8] = Array((0..<32).map { UInt8($0) })
-    var aaguid: [UInt8] = Array(repeating: 0xAA, count: 16)
+    public var key: TestCredentialKey
+    public var credentialID: [UInt8] = Array((0..<32).map { UInt8($0) })
+    public var aaguid: [UInt8] = Array(repeating: 0xAA, count: 16)
 
-    static func clientData(
+    public init(key: TestCredentialKey) { self.key = key }
+
+    public static func clientData(
         type: String, challenge: [UInt8], origin: String = "https://example.com", crossOrigin: Bool? = nil,
         challengeText: String? = nil
     ) -> [UInt8] {
@@ -84,7 +86,7 @@ struct SoftwareAuthenticator {
         return JSONValue.object(members).jsonBytes
     }
 
-    func authenticatorData(
+    public func authenticatorData(
         rpID: String = "example.com", flags: UInt8, signCount: UInt32 = 0, attested: Bool, coseKey: CBORItem? = nil,
         extensions: CBORItem? = nil
     ) -> [UInt8] {
@@ -101,7 +103,7 @@ struct SoftwareAuthenticator {
     }
 
     /// An attestation object over `authData` for `clientDataJSON`.
-    func attestationObject(
+    public func attestationObject(
         authData: [UInt8], clientDataJSON: [UInt8], attestation: Attestation = .none, statementAlg: Int64? = nil
     ) -> [UInt8] {
         let signed = authData + Array(SHA256.hash(data: clientDataJSON))
@@ -130,7 +132,7 @@ struct SoftwareAuthenticator {
     }
 
     /// A packed attestation certificate for `key`, self-issued, with the §8.2.1 fields unless told otherwise.
-    static func attestationCertificate(
+    public static func attestationCertificate(
         for key: P256.Signing.PrivateKey, organizationalUnit: String = "Authenticator Attestation",
         certificateAuthority: Bool = false, aaguid: [UInt8]? = nil
     ) throws -> [UInt8] {
