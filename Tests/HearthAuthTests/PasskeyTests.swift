@@ -169,4 +169,24 @@ import Testing
         }
         #expect(auth.currentUser == nil)
     }
+
+    /// `--emulator` answers as the Auth Emulator's mock (rp `localhost`, the uid as user handle, nothing verified):
+    /// the same SDK calls work against it.
+    @Test func worksAgainstTheEmulator() async throws {
+        let server = try await TestServer(emulator: true)
+        defer { server.stop() }
+        let auth = server.makeAuth()
+        let user = try await auth.createUser(withEmail: uniqueEmail(), password: "correct horse").user
+        let options = try await user.passkeyCreationOptions(withName: "Emulated")
+        #expect(options.relyingPartyID == "localhost")
+        #expect(options.userID == Data(user.uid.utf8))
+        let authenticator = Self.newAuthenticator()
+        _ = try await user.finalizePasskeyEnrollment(with: Self.register(authenticator, options))
+        #expect(user.enrolledPasskeys?.map(\.name) == ["Emulated"])
+        try auth.signOut()
+        let signInOptions = try await auth.passkeyAssertionOptions()
+        let result = try await auth.finalizePasskeySignIn(
+            with: Self.assert(authenticator, signInOptions, userID: options.userID))
+        #expect(result.user.uid == user.uid)
+    }
 }
