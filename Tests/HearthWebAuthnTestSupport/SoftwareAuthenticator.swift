@@ -58,7 +58,7 @@ public struct SoftwareAuthenticator {
         case none
         case packedSelf
         /// Signed by `key`, whose certificate is `certificate` (DER).
-        case packedX5C(key: P256.Signing.PrivateKey, certificate: [UInt8])
+        case packedX5C(key: TestCredentialKey, certificate: [UInt8])
     }
 
     public static let upFlag: UInt8 = 0x01
@@ -119,8 +119,8 @@ public struct SoftwareAuthenticator {
             (fmt, statement) = (
                 "packed",
                 [
-                    (.text("alg"), .int(statementAlg ?? -7)),
-                    (.text("sig"), .bytes(Array(try! attestationKey.signature(for: signed).derRepresentation))),
+                    (.text("alg"), .int(statementAlg ?? attestationKey.algorithm)),
+                    (.text("sig"), .bytes(attestationKey.sign(signed))),
                     (.text("x5c"), .array([.bytes(certificate)])),
                 ]
             )
@@ -133,7 +133,7 @@ public struct SoftwareAuthenticator {
 
     /// A packed attestation certificate for `key`, self-issued, with the §8.2.1 fields unless told otherwise.
     public static func attestationCertificate(
-        for key: P256.Signing.PrivateKey, organizationalUnit: String = "Authenticator Attestation",
+        for key: TestCredentialKey, organizationalUnit: String = "Authenticator Attestation",
         certificateAuthority: Bool = false, aaguid: [UInt8]? = nil
     ) throws -> [UInt8] {
         let subject = try DistinguishedName {
@@ -152,11 +152,18 @@ public struct SoftwareAuthenticator {
                 Certificate.Extension(
                     oid: [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4], critical: false, value: [0x04, 0x10] + aaguid[...]))
         }
+        let (publicKey, privateKey, algorithm):
+            (Certificate.PublicKey, Certificate.PrivateKey, Certificate.SignatureAlgorithm) =
+                switch key {
+                case .es256(let k): (.init(k.publicKey), .init(k), .ecdsaWithSHA256)
+                case .rs256(let k): (.init(k.publicKey), .init(k), .sha256WithRSAEncryption)
+                case .ed25519(let k): (.init(k.publicKey), .init(k), .ed25519)
+                }
         let certificate = try Certificate(
-            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            version: .v3, serialNumber: .init(), publicKey: publicKey,
             notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(3600),
-            issuer: subject, subject: subject, signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions,
-            issuerPrivateKey: .init(key))
+            issuer: subject, subject: subject, signatureAlgorithm: algorithm, extensions: extensions,
+            issuerPrivateKey: privateKey)
         return try certificate.serializeAsPEM().derBytes
     }
 }

@@ -83,19 +83,22 @@ import Testing
         #expect(result.publicKey == auth.key.cose.encoded)
     }
 
-    @Test func acceptsPackedX5CWithTheSection821Leaf() throws {
+    /// x5c leaves of each algorithm: the statement's alg names the leaf's key, which need not be the credential's.
+    @Test(arguments: KeyKind.allCases)
+    func acceptsPackedX5CWithTheSection821Leaf(kind: KeyKind) throws {
         let auth = Self.authenticator(.es256)
-        let attestationKey = P256.Signing.PrivateKey()
+        let attestationKey = Self.authenticator(kind).key
         for aaguid in [nil, auth.aaguid] {
             let certificate = try SoftwareAuthenticator.attestationCertificate(for: attestationKey, aaguid: aaguid)
             let result = try Self.register(auth, attestation: .packedX5C(key: attestationKey, certificate: certificate))
             #expect(result.attestationFormat == "packed")
+            #expect(result.algorithm == -7)
         }
     }
 
     @Test func refusesPackedX5CLeavesThatBreakSection821() throws {
         let auth = Self.authenticator(.es256)
-        let key = P256.Signing.PrivateKey()
+        let key = TestCredentialKey.es256(P256.Signing.PrivateKey())
         let leaves: [(String, [UInt8])] = [
             (
                 "OU not Authenticator Attestation",
@@ -114,7 +117,7 @@ import Testing
         }
         let good = try SoftwareAuthenticator.attestationCertificate(for: key)
         Self.expectRefused("signed by another key than the leaf's") { () throws(WebAuthnFailure) in
-            try Self.register(auth, attestation: .packedX5C(key: P256.Signing.PrivateKey(), certificate: good))
+            try Self.register(auth, attestation: .packedX5C(key: .es256(P256.Signing.PrivateKey()), certificate: good))
         }
         Self.expectRefused("x5c statement alg not allowed") { () throws(WebAuthnFailure) in
             try Self.register(auth, attestation: .packedX5C(key: key, certificate: good), statementAlg: -35)
