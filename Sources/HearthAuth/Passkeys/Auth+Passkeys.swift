@@ -22,6 +22,7 @@ extension Auth {
 #if canImport(AuthenticationServices) && (os(iOS) || os(tvOS) || os(macOS) || targetEnvironment(macCatalyst))
     extension Auth {
         /// FirebaseAuth's passkey sign-in: a platform assertion request for the server's challenge.
+        @available(iOS 15.0, macOS 12.0, tvOS 16.0, *)
         public func startPasskeySignIn() async throws -> ASAuthorizationPlatformPublicKeyCredentialAssertionRequest {
             let options = try await passkeyAssertionOptions()
             let provider = ASAuthorizationPlatformPublicKeyCredentialProvider(
@@ -30,6 +31,7 @@ extension Auth {
         }
 
         /// Signs in with the assertion the platform made for `startPasskeySignIn()`'s request.
+        @available(iOS 15.0, macOS 12.0, tvOS 16.0, *)
         public func finalizePasskeySignIn(
             withPlatformCredential platformCredential: ASAuthorizationPlatformPublicKeyCredentialAssertion
         ) async throws -> AuthDataResult {

@@ -41,6 +41,7 @@ extension User {
 #if canImport(AuthenticationServices) && (os(iOS) || os(tvOS) || os(macOS) || targetEnvironment(macCatalyst))
     extension User {
         /// FirebaseAuth's passkey enrolment: a platform registration request for the server's challenge.
+        @available(iOS 15.0, macOS 12.0, tvOS 16.0, *)
         public func startPasskeyEnrollment(withName name: String?) async throws
             -> ASAuthorizationPlatformPublicKeyCredentialRegistrationRequest
         {
@@ -52,6 +53,7 @@ extension User {
         }
 
         /// Sends the credential the platform created for `startPasskeyEnrollment(withName:)`'s request.
+        @available(iOS 15.0, macOS 12.0, tvOS 16.0, *)
         public func finalizePasskeyEnrollment(
             withPlatformCredential platformCredential: ASAuthorizationPlatformPublicKeyCredentialRegistration
         ) async throws -> AuthDataResult {
