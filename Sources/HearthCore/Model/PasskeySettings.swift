@@ -75,4 +75,42 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         }
         return true
     }
+
+    /// The stored run-time form (`passkeyConfig` in the settings document), as `json` writes it.
+    public init(json: JSONValue) throws(AuthError) {
+        guard case .object(let o) = json else { throw AuthError(.invalidConfig, "passkeyConfig must be an object") }
+        switch o["rpId"] {
+        case nil, .null?: rpID = ""
+        case .string(let id)?: rpID = id
+        default: throw AuthError(.invalidConfig, "passkeyConfig.rpId is a string")
+        }
+        switch o["expectedOrigins"] {
+        case nil, .null?: expectedOrigins = []
+        case .array(let items)?:
+            let origins = items.compactMap(\.stringValue)
+            guard origins.count == items.count else {
+                throw AuthError(.invalidConfig, "passkeyConfig.expectedOrigins is a list of strings")
+            }
+            expectedOrigins = origins
+        default: throw AuthError(.invalidConfig, "passkeyConfig.expectedOrigins is a list of strings")
+        }
+        try validate()
+    }
+
+    public var json: JSONValue {
+        ["rpId": .string(rpID), "expectedOrigins": .array(expectedOrigins.map(JSONValue.string))]
+    }
+
+    /// A `PATCH …/passkeyConfig` laid over these settings: the fields `mask` names (all of them without one, as
+    /// Google's APIs read a full update), validated.
+    public func updated(with patch: [String: JSONValue], mask: [String]?) throws(AuthError) -> PasskeySettings {
+        var merged = json.objectValue ?? [:]
+        for field in mask ?? ["rpId", "expectedOrigins"] {
+            guard field == "rpId" || field == "expectedOrigins" else {
+                throw AuthError(.invalidConfig, "passkeyConfig has no field \(field); updateMask names rpId, expectedOrigins")
+            }
+            merged[field] = patch[field] ?? .null
+        }
+        return try PasskeySettings(json: .object(merged))
+    }
 }
