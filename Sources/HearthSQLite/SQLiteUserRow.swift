@@ -99,7 +99,8 @@ enum SQLiteUserRow {
     /// scalar subquery, so the user, its links and its passkeys come from one statement without multiplying rows.
     static let passkeysSelect: String = {
         let members = PasskeyCredential.storedColumns.map { column in
-            PasskeyCredential.storedBlobColumns.contains(column) ? "'\(column)', hex(p.\(column))" : "'\(column)', p.\(column)"
+            PasskeyCredential.storedBlobColumns.contains(column)
+                ? "'\(column)', hex(p.\(column))" : "'\(column)', p.\(column)"
         }
         return """
             (SELECT json_group_array(json_object(\(members.joined(separator: ", ")))) FROM passkey_credentials p

@@ -96,10 +96,18 @@ struct PasskeyConformance {
                 expiresAt: Fixture.t(300))
             try await store.insertPasskeyChallenge(enrol)
             try await store.insertPasskeyChallenge(signIn)
-            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p2", now: Fixture.t(1)) == nil)
-            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(1)) == enrol)
-            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(2)) == nil)
-            #expect(try await store.consumePasskeyChallenge(hash: Fixture.hash("c2"), projectID: "p1", now: Fixture.t(300)) == nil)
+            #expect(
+                try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p2", now: Fixture.t(1))
+                    == nil)
+            #expect(
+                try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(1))
+                    == enrol)
+            #expect(
+                try await store.consumePasskeyChallenge(hash: Fixture.hash("c1"), projectID: "p1", now: Fixture.t(2))
+                    == nil)
+            #expect(
+                try await store.consumePasskeyChallenge(hash: Fixture.hash("c2"), projectID: "p1", now: Fixture.t(300))
+                    == nil)
 
             // The same challenge claimed through two stores on one database at once: one gets it.
             let other = try await openAnother()

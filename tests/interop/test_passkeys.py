@@ -289,3 +289,28 @@ def test_passkeys_are_off_until_configured(unconfigured):
     refused(call(unconfigured, "passkeyEnrollment:finalize", {"idToken": user["idToken"]}), "PASSKEY_NOT_ENABLED")
     refused(call(unconfigured, "passkeySignIn:start", {}), "PASSKEY_NOT_ENABLED")
     refused(call(unconfigured, "passkeySignIn:finalize", {}), "PASSKEY_NOT_ENABLED")
+
+
+def test_export_and_import_keep_a_passkey_usable(server, tmp_path):
+    user = new_user(server)
+    authenticator = SoftAuthenticator(ORIGIN)
+    credential, _ = enrol(server, user, authenticator, name="Exported")
+    ok(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential, counter=5)))
+    path = str(tmp_path / "users.json")
+    server.cli("users", "export", path)
+    with open(path) as f:
+        entry = next(u for u in json.load(f)["users"] if u["localId"] == user["localId"])
+    exported = entry["passkeyInfo"][0]
+    assert exported["credentialId"] == b64(credential.id) and exported["name"] == "Exported"
+    assert exported["signCount"] == 5 and exported["publicKey"] and exported["userHandle"]
+
+    server.cli("users", "delete", user["localId"])
+    refused(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential)), "USER_NOT_FOUND")
+    with open(path, "w") as f:
+        json.dump({"users": [entry]}, f)
+    server.cli("users", "import", path)
+    # The imported counter still guards against a clone; the credential signs in again.
+    refused(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential, counter=5)),
+            "INVALID_AUTHENTICATOR_RESPONSE")
+    body = ok(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential, counter=6)))
+    assert claims(body["idToken"])["user_id"] == user["localId"]

@@ -107,7 +107,8 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         var merged = json.objectValue ?? [:]
         for field in mask ?? ["rpId", "expectedOrigins"] {
             guard field == "rpId" || field == "expectedOrigins" else {
-                throw AuthError(.invalidConfig, "passkeyConfig has no field \(field); updateMask names rpId, expectedOrigins")
+                throw AuthError(
+                    .invalidConfig, "passkeyConfig has no field \(field); updateMask names rpId, expectedOrigins")
             }
             merged[field] = patch[field] ?? .null
         }

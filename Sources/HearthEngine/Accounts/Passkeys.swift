@@ -96,7 +96,8 @@ extension AuthEngine {
         let name = user.email ?? user.phoneNumber ?? user.displayName
         return PasskeyCreationOptions(
             rpID: rp.id, rpName: nil, userHandle: handle, userName: name, userDisplayName: user.displayName ?? name,
-            challenge: challenge, algorithms: Self.passkeyAlgorithms, timeoutMilliseconds: Self.passkeyTimeoutMilliseconds,
+            challenge: challenge, algorithms: Self.passkeyAlgorithms,
+            timeoutMilliseconds: Self.passkeyTimeoutMilliseconds,
             excludeCredentials: user.passkeys.map(\.credentialID), requiresResidentKey: true)
     }
 
@@ -284,7 +285,8 @@ extension AuthEngine {
         if let id = response.id.nonEmpty, Base64.decode(id) != verified.credentialID {
             throw AuthError(.invalidAuthenticatorResponse)
         }
-        if try await store.user(projectID: origin.project.projectID, passkeyCredentialID: verified.credentialID) != nil {
+        if try await store.user(projectID: origin.project.projectID, passkeyCredentialID: verified.credentialID) != nil
+        {
             throw AuthError(.passkeyExists)
         }
         return PasskeyCredential(

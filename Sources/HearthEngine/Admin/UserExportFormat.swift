@@ -189,6 +189,22 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
         }
         if !providers.isEmpty { o["providerUserInfo"] = .array(providers) }
         if !u.mfaEnrollments.isEmpty { o["mfaInfo"] = .array(u.mfaEnrollments.map { $0.wireValue() }) }
+        if !u.passkeys.isEmpty { o["passkeyInfo"] = .array(u.passkeys.map(passkeyEntry)) }
+        return .object(o)
+    }
+
+    /// Firebase's `passkeyInfo` (`credentialId`, `name`) with what another Hearth needs to verify the credential
+    /// (its public key, user handle and counter), binary fields in standard base64, times in milliseconds.
+    static func passkeyEntry(_ p: PasskeyCredential) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "credentialId": .string(Base64.encode(p.credentialID)), "name": .string(p.name),
+            "userHandle": .string(Base64.encode(p.userHandle)), "publicKey": .string(Base64.encode(p.publicKey)),
+            "alg": .number(Double(p.algorithm)), "signCount": .number(Double(p.signCount)),
+            "backupEligible": .bool(p.backupEligible), "backedUp": .bool(p.backedUp),
+            "aaguid": .string(Base64.encode(p.aaguid)), "attestationFormat": .string(p.attestationFormat),
+            "createdAt": .string(String(p.createdAt.millisecondsSince1970)),
+        ]
+        o["lastUsedAt"] = p.lastUsedAt.map { .string(String($0.millisecondsSince1970)) }
         return .object(o)
     }
 

@@ -25,6 +25,9 @@ public struct ImportedUser: Sendable, Equatable {
     public var providers: [ProviderUserInfo] = []
     /// Phone second factors (`mfaInfo`, firebase auth:export's shape).
     public var mfaEnrollments: [MFAEnrollment] = []
+    /// Passkeys (`passkeyInfo`) as Hearth exports them, with their public keys; an entry with only Firebase's
+    /// `credentialId` and `name` carries no key to verify with and is not imported.
+    public var passkeys: [PasskeyCredential] = []
     /// The tenant the entry says it belongs to; it must be the one imported into.
     public var tenantID: String?
     /// A `providerUserInfo` entry that names no identity: the entry is reported, not imported.
@@ -84,6 +87,11 @@ public struct ImportedUser: Sendable, Equatable {
             // TOTP factors (`totpInfo`) carry no secret in an export and cannot be imported.
             let phones = factors.compactMap(\.objectValue).filter { $0["totpInfo"] == nil }
             mfaEnrollments = try MFAEnrollment.adminList(phones, newID: { SecureRandom.system.uid() }, now: Date())
+        }
+        if case .array(let entries)? = o["passkeyInfo"] {
+            for entry in entries {
+                if let passkey = try PasskeyCredential(exported: entry) { passkeys.append(passkey) }
+            }
         }
         if case .array(let links)? = o["providerUserInfo"] {
             for case .object(let l) in links {
@@ -268,7 +276,8 @@ public struct UserImporter: Sendable {
             displayName: u.displayName.nonEmpty, photoURL: u.photoURL.nonEmpty, phoneNumber: phone,
             passwordHash: stored, passwordUpdatedAt: stored == nil ? nil : now, validSince: validSince,
             disabled: u.disabled, createdAt: u.createdAt ?? now, lastLoginAt: u.lastLoginAt,
-            customClaims: claims, providers: u.providers, mfaEnrollments: u.mfaEnrollments)
+            customClaims: claims, providers: u.providers, mfaEnrollments: u.mfaEnrollments
+        ).withPasskeys(u.passkeys)
     }
 
     /// Firebase's per-entry messages.
@@ -317,5 +326,40 @@ extension AuthEngine {
                 "failed": "\(errors.count)",
             ])
         return errors
+    }
+}
+
+extension UserRecord {
+    fileprivate func withPasskeys(_ passkeys: [PasskeyCredential]) -> UserRecord {
+        var user = self
+        user.passkeys = passkeys
+        return user
+    }
+}
+
+extension PasskeyCredential {
+    /// A `passkeyInfo` entry of an export (`UserExportFormat.passkeyEntry`), nil when it has no public key (an
+    /// export of Firebase's, which names credentials only).
+    init?(exported entry: JSONValue) throws(AuthError) {
+        guard case .object(let o) = entry, o["publicKey"]?.stringValue != nil else { return nil }
+        func bytes(_ key: String) throws(AuthError) -> [UInt8] {
+            guard let text = o[key]?.stringValue, let b = Base64.decode(text) else {
+                throw AuthError(.invalidArgument, "Invalid value at 'passkeyInfo.\(key)': not base64.")
+            }
+            return b
+        }
+        func millis(_ key: String) -> Date? {
+            (o[key]?.stringValue).flatMap { Int64($0) }.map(Date.init(millisecondsSince1970:))
+        }
+        let id = try bytes("credentialId")
+        guard !id.isEmpty else { throw AuthError(.invalidArgument, "Invalid value at 'passkeyInfo.credentialId'.") }
+        self.init(
+            credentialID: id, userHandle: try bytes("userHandle"), publicKey: try bytes("publicKey"),
+            algorithm: Int(o["alg"]?.doubleValue ?? -7),
+            signCount: UInt32(clamping: Int64(o["signCount"]?.doubleValue ?? 0)),
+            backupEligible: o["backupEligible"]?.boolValue ?? false, backedUp: o["backedUp"]?.boolValue ?? false,
+            aaguid: (try? bytes("aaguid")) ?? [], name: o["name"]?.stringValue ?? "Unnamed Passkey",
+            attestationFormat: o["attestationFormat"]?.stringValue ?? "", createdAt: millis("createdAt") ?? Date(),
+            lastUsedAt: millis("lastUsedAt"))
     }
 }

@@ -37,7 +37,8 @@ extension AuthRoutes {
         // No `users` at all when nothing matched, as production answers (the Node Admin SDK relies on it).
         return .compact([
             "kind": "identitytoolkit#GetAccountInfoResponse",
-            "users": users.isEmpty ? nil : .array(users.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }),
+            "users": users.isEmpty
+                ? nil : .array(users.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }),
         ])
     }
 
@@ -172,7 +173,9 @@ extension AuthRoutes {
             returnUserInfo: try wire.bool("returnUserInfo") ?? true, origin: origin)
         return .compact([
             "recordsCount": .string(String(result.count)),
-            "userInfo": result.users.map { .array($0.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) }) },
+            "userInfo": result.users.map { users in
+                .array(users.map { UserEncoding.userInfo($0, admin: true, emulator: origin.emulator) })
+            },
         ])
     }
 

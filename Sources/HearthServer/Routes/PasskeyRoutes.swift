@@ -10,7 +10,8 @@ import Hummingbird
 extension AuthRoutes {
     func registerPasskeys(on router: Router<HearthRequestContext>) {
         let methods: [(String, Handler)] = [
-            ("passkeyEnrollment:start", startPasskeyEnrollment), ("passkeyEnrollment:finalize", finalizePasskeyEnrollment),
+            ("passkeyEnrollment:start", startPasskeyEnrollment),
+            ("passkeyEnrollment:finalize", finalizePasskeyEnrollment),
             ("passkeySignIn:start", startPasskeySignIn), ("passkeySignIn:finalize", finalizePasskeySignIn),
         ]
         for (name, handler) in methods {
@@ -40,7 +41,8 @@ extension AuthRoutes {
                 "attestation": "none",
                 "authenticatorSelection": selection,
                 "excludeCredentials": o.excludeCredentials.isEmpty
-                    ? nil : .array(o.excludeCredentials.map { ["type": "public-key", "id": .string(Base64.encode($0))] }),
+                    ? nil
+                    : .array(o.excludeCredentials.map { ["type": "public-key", "id": .string(Base64.encode($0))] }),
             ])
         ]
     }
