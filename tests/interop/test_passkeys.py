@@ -314,3 +314,70 @@ def test_export_and_import_keep_a_passkey_usable(server, tmp_path):
             "INVALID_AUTHENTICATOR_RESPONSE")
     body = ok(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential, counter=6)))
     assert claims(body["idToken"])["user_id"] == user["localId"]
+
+
+def admin_headers(server, name) -> dict:
+    from google.auth.transport import requests as google_requests
+    from google.oauth2 import service_account
+    creds = service_account.Credentials.from_service_account_file(
+        server.service_account(name), scopes=["https://www.googleapis.com/auth/cloud-platform"])
+    creds.refresh(google_requests.Request())
+    return {"Authorization": f"Bearer {creds.token}"}
+
+
+def test_passkey_config_is_set_per_project_and_tenant(unconfigured):
+    admin = admin_headers(unconfigured, "passkey-admin")
+    config_url = f"{unconfigured.base}/v2/projects/passkeys-off/passkeyConfig"
+    got = requests.get(config_url, headers=admin, timeout=10).json()
+    assert got == {"name": "projects/passkeys-off/passkeyConfig", "rpId": "", "expectedOrigins": []}
+    assert requests.get(config_url, params={"key": "k"}, timeout=10).status_code == 401  # admins only
+
+    for origins in [["http://example.com"], ["ftp://example.com"], ["https://example.com/path"],
+                    ["android:apk-key-hash:tooshort"], ["https://"], [7]]:
+        bad = requests.patch(config_url, headers=admin, timeout=10, json={"rpId": "localhost", "expectedOrigins": origins})
+        assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("INVALID_CONFIG"), (origins, bad.text)
+    bad = requests.patch(config_url, headers=admin, timeout=10, json={"rpId": "https://example.com"})
+    assert bad.status_code == 400, bad.text
+    assert requests.get(config_url, headers=admin, timeout=10).json()["rpId"] == ""  # nothing stored half-way
+
+    apk = "android:apk-key-hash:" + b64url(os.urandom(32))
+    done = requests.patch(config_url, headers=admin, params={"updateMask": "rpId,expectedOrigins"}, timeout=10,
+                          json={"rpId": "localhost", "expectedOrigins": [ORIGIN, "https://app.example.com:8443", apk]})
+    assert done.status_code == 200, done.text
+    assert done.json()["expectedOrigins"] == [ORIGIN, "https://app.example.com:8443", apk]
+    # A mask naming one field leaves the other.
+    requests.patch(config_url, headers=admin, params={"updateMask": "rpId"}, timeout=10,
+                   json={"rpId": "localhost", "expectedOrigins": []}).raise_for_status()
+    assert len(requests.get(config_url, headers=admin, timeout=10).json()["expectedOrigins"]) == 3
+
+    user = ok(call(unconfigured, "signUp", {"returnSecureToken": True}))
+    authenticator = SoftAuthenticator(ORIGIN)
+    credential, _ = enrol(unconfigured, user, authenticator)
+
+    # A tenant has its own relying party and its own credentials.
+    tenant = requests.post(f"{unconfigured.base}/v2/projects/passkeys-off/tenants", headers=admin, timeout=10,
+                           json={"displayName": "passkeys", "allowPasswordSignup": True})
+    assert tenant.ok, tenant.text
+    tenant_id = tenant.json()["name"].split("/")[-1]
+    tenant_url = f"{unconfigured.base}/v2/projects/passkeys-off/tenants/{tenant_id}/passkeyConfig"
+    refused(call(unconfigured, "passkeySignIn:start", {"tenantId": tenant_id}), "PASSKEY_NOT_ENABLED")
+    requests.patch(tenant_url, headers=admin, timeout=10,
+                   json={"rpId": "localhost", "expectedOrigins": [ORIGIN]}).raise_for_status()
+    assert requests.get(tenant_url, headers=admin, timeout=10).json()["name"] == \
+        f"projects/passkeys-off/tenants/{tenant_id}/passkeyConfig"
+    tenant_user = ok(call(unconfigured, "signUp", {"tenantId": tenant_id, "email": "t@example.com",
+                                                   "password": "secret-pass-1", "returnSecureToken": True}))
+    tenant_credential, _ = enrol(unconfigured, tenant_user, authenticator)
+    options = ok(call(unconfigured, "passkeySignIn:start", {"tenantId": tenant_id}))["credentialRequestOptions"]
+    body = ok(call(unconfigured, "passkeySignIn:finalize",
+                   {"tenantId": tenant_id, "authenticatorAuthenticationResponse":
+                    authenticator.get(options, tenant_credential)}))
+    assert claims(body["idToken"])["firebase"]["tenant"] == tenant_id
+    # The tenant's credential is unknown to the project, the project's to the tenant, and challenges stay apart.
+    refused(finalize_sign_in(unconfigured, authenticator.get(sign_in_options(unconfigured), tenant_credential)),
+            "USER_NOT_FOUND")
+    options = ok(call(unconfigured, "passkeySignIn:start", {"tenantId": tenant_id}))["credentialRequestOptions"]
+    refused(call(unconfigured, "passkeySignIn:finalize",
+                 {"tenantId": tenant_id, "authenticatorAuthenticationResponse": authenticator.get(options, credential)}),
+            "USER_NOT_FOUND")
+    refused(finalize_sign_in(unconfigured, authenticator.get(options, tenant_credential)), "PASSKEY_CHALLENGE_TIMEOUT")

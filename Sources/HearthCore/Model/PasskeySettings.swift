@@ -46,7 +46,7 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     }
 
     static func isHostName(_ text: String) -> Bool {
-        guard text.utf8.count <= 253, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
+        guard !text.isEmpty, text.utf8.count <= 253, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
             return false
         }
         return text.unicodeScalars.allSatisfy {
