@@ -16,6 +16,28 @@ public struct AdminUser: Sendable, Equatable {
     public var providerIDs: [String]
     /// The user's second factors (the Admin SDKs' `multiFactor.enrolledFactors`).
     public var enrolledFactors: [SecondFactor]
+    /// The user's passkeys (`passkeyInfo`).
+    public var passkeys: [Passkey] = []
+
+    /// An enrolled passkey: Firebase's `credentialId` (standard base64) and `name`, and when Hearth knows them, when
+    /// it was made and last used and whether it is synced.
+    public struct Passkey: Sendable, Equatable {
+        public var credentialID: String
+        public var name: String
+        public var createdAt: Date?
+        public var lastUsedAt: Date?
+        public var backedUp: Bool?
+
+        init?(_ o: JSONValue) {
+            guard let id = o["credentialId"]?.stringValue else { return nil }
+            credentialID = id
+            name = o["name"]?.stringValue ?? ""
+            let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            createdAt = o["createdAt"]?.stringValue.flatMap { try? iso.parse($0) }
+            lastUsedAt = o["lastUsedAt"]?.stringValue.flatMap { try? iso.parse($0) }
+            backedUp = o["backedUp"]?.boolValue
+        }
+    }
 
     /// An enrolled second factor, as the Admin SDKs' `MultiFactorInfo` shows it.
     public struct SecondFactor: Sendable, Equatable {
@@ -77,6 +99,7 @@ public struct AdminUser: Sendable, Equatable {
             providerIDs = []
         }
         enrolledFactors = (o["mfaInfo"]?.arrayValue ?? []).compactMap(SecondFactor.init)
+        passkeys = (o["passkeyInfo"]?.arrayValue ?? []).compactMap(Passkey.init)
     }
 }
 
@@ -141,6 +164,15 @@ public struct UserManagement: Sendable {
         let now = Int(Date().timeIntervalSince1970)
         _ = try await admin.call(
             .POST, "/accounts:update", ["localId": .string(uid), "validSince": .string(String(now))])
+    }
+
+    /// Removes passkeys by credential id (`AdminUser.Passkey.credentialID`, either base64 alphabet). Refused for an id
+    /// the user does not have, and when it would leave the account no way to sign in.
+    public func deletePasskeys(uid: String, credentialIDs: [String]) async throws -> AdminUser {
+        _ = try await admin.call(
+            .POST, "/accounts:update",
+            ["localId": .string(uid), "deletePasskey": .array(credentialIDs.map(JSONValue.string))])
+        return try await get(uid: uid)
     }
 
     public func delete(uid: String) async throws {

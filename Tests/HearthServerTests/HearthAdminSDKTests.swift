@@ -136,6 +136,39 @@ struct HearthAdminSDKTests {
         }
     }
 
+    @Test func listsAndDeletesPasskeysThroughTheAdminAPI() async throws {
+        let h = try await Harness(liveClock: true)
+        try await withAdmin(h) { admin, _ in
+            func passkey(_ id: [UInt8], _ name: String, at seconds: Double = 0) -> PasskeyCredential {
+                PasskeyCredential(
+                    credentialID: id, userHandle: Array(repeating: 1, count: 32), publicKey: [0xA5], algorithm: -7,
+                    backedUp: true, name: name, createdAt: Date(timeIntervalSince1970: 1_714_557_600 + seconds))
+            }
+            var user = UserRecord(
+                projectID: h.projectID, uid: "pk-1", email: "pk@example.com", validSince: Date(), createdAt: Date())
+            user.passkeys = [passkey([0xFB, 0xFF, 1], "Phone"), passkey([2, 3], "Key", at: 60)]
+            try await h.store.insertUser(user)
+            var only = UserRecord(projectID: h.projectID, uid: "pk-2", validSince: Date(), createdAt: Date())
+            only.passkeys = [passkey([9], "Only")]
+            try await h.store.insertUser(only)
+
+            let listed = try await admin.users.get(uid: "pk-1").passkeys
+            #expect(listed.map(\.credentialID) == ["+/8B", "AgM="] && listed.map(\.name) == ["Phone", "Key"])
+            #expect(listed.first?.backedUp == true && listed.first?.createdAt != nil)
+            // base64url names the same bytes as the standard alphabet the listing shows.
+            let after = try await admin.users.deletePasskeys(uid: "pk-1", credentialIDs: ["-_8B"])
+            #expect(after.passkeys.map(\.name) == ["Key"])
+            await #expect(
+                throws: HearthAdminError.server(
+                    status: 400, code: "PASSKEY_ENROLLMENT_NOT_FOUND", message: "PASSKEY_ENROLLMENT_NOT_FOUND")
+            ) { _ = try await admin.users.deletePasskeys(uid: "pk-1", credentialIDs: ["+/8B"]) }
+            await #expect(throws: HearthAdminError.self) {
+                _ = try await admin.users.deletePasskeys(uid: "pk-2", credentialIDs: ["CQ=="])
+            }
+            #expect(try await admin.users.get(uid: "pk-2").passkeys.count == 1)
+        }
+    }
+
     @Test func theMiddlewareLetsOnlyHearthUsersThrough() async throws {
         let h = try await Harness(liveClock: true)
         try await withAdmin(h) { admin, c in
