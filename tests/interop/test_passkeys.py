@@ -381,3 +381,18 @@ def test_passkey_config_is_set_per_project_and_tenant(unconfigured):
                  {"tenantId": tenant_id, "authenticatorAuthenticationResponse": authenticator.get(options, credential)}),
             "USER_NOT_FOUND")
     refused(finalize_sign_in(unconfigured, authenticator.get(options, tenant_credential)), "PASSKEY_CHALLENGE_TIMEOUT")
+
+
+def test_one_assertion_sent_many_times_at_once_signs_in_once(server):
+    import concurrent.futures
+    user = new_user(server)
+    authenticator = SoftAuthenticator(ORIGIN)
+    credential, _ = enrol(server, user, authenticator)
+    assertion = authenticator.get(sign_in_options(server), credential)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=32) as pool:
+        answers = list(pool.map(lambda _: finalize_sign_in(server, assertion), range(64)))
+    statuses = sorted(r.status_code for r in answers)
+    assert statuses == [200] + [400] * 63, statuses
+    assert {r.json()["error"]["message"] for r in answers if r.status_code == 400} == {"PASSKEY_CHALLENGE_TIMEOUT"}
+    # The server keeps serving: the next ceremony works.
+    ok(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential)))
