@@ -13,13 +13,17 @@ from passkey_authenticator import FLAG, SoftAuthenticator, b64, b64url, client_d
 
 PROJECT = "passkeys-test"
 ORIGIN = "http://localhost:5173"
+FINGERPRINT = ":".join(["AB"] * 32)
 
 
 @pytest.fixture(scope="module")
 def server():
     config = {"projects": [
         {"projectId": PROJECT, "emailEnumerationProtection": False,
-         "passkeyConfig": {"rpId": "localhost", "expectedOrigins": [ORIGIN, "https://app.example.com"]}},
+         "passkeyConfig": {"rpId": "localhost", "expectedOrigins": [ORIGIN, "https://app.example.com"],
+                           "appleAppIds": ["ABCDE12345.com.example.app"],
+                           "androidApps": [{"packageName": "com.example.app",
+                                            "sha256CertFingerprints": [FINGERPRINT]}]}},
     ]}
     yield from start(PROJECT, config=config)
 
@@ -396,3 +400,27 @@ def test_one_assertion_sent_many_times_at_once_signs_in_once(server):
     assert {r.json()["error"]["message"] for r in answers if r.status_code == 400} == {"PASSKEY_CHALLENGE_TIMEOUT"}
     # The server keeps serving: the next ceremony works.
     ok(finalize_sign_in(server, authenticator.get(sign_in_options(server), credential)))
+
+
+def test_association_files_list_the_configured_apps(server, unconfigured):
+    def get(host, path):
+        return requests.get(f"{host.base}/.well-known/{path}", timeout=10)
+    assert get(server, "webauthn").json() == {"origins": ["https://app.example.com"]}
+    assert get(server, "apple-app-site-association").json() == {
+        "webcredentials": {"apps": ["ABCDE12345.com.example.app"]}}
+    links = get(server, "assetlinks.json")
+    assert links.headers["Content-Type"].startswith("application/json")
+    assert links.json() == [{"relation": ["delegate_permission/common.get_login_creds"],
+                             "target": {"namespace": "android_app", "package_name": "com.example.app",
+                                        "sha256_cert_fingerprints": [FINGERPRINT]}}]
+    # A run-time change of the relying party keeps the apps, which only the config file sets.
+    admin = admin_headers(server, "association-admin")
+    requests.patch(f"{server.base}/v2/projects/{PROJECT}/passkeyConfig", headers=admin, timeout=10,
+                   params={"updateMask": "expectedOrigins"},
+                   json={"expectedOrigins": [ORIGIN, "https://app.example.com", "https://login.example.com"]}
+                   ).raise_for_status()
+    assert get(server, "webauthn").json()["origins"] == ["https://app.example.com", "https://login.example.com"]
+    assert get(server, "apple-app-site-association").status_code == 200
+    # Nothing configured, nothing served.
+    for path in ["apple-app-site-association", "assetlinks.json"]:
+        assert get(unconfigured, path).status_code == 404

@@ -11,6 +11,22 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     public var rpID: String
     /// The origins whose challenges are accepted: `https://…`, `http://localhost[:port]`, `android:apk-key-hash:…`.
     public var expectedOrigins: [String]
+    /// Apple apps (`TEAMID.bundle.id`) the RP's domain lets use its passkeys: Hearth's
+    /// `/.well-known/apple-app-site-association` lists them under `webcredentials` (config file only).
+    public var appleAppIDs: [String] = []
+    /// Android apps likewise, in `/.well-known/assetlinks.json` with `get_login_creds` (config file only).
+    public var androidApps: [AndroidApp] = []
+
+    public struct AndroidApp: Sendable, Equatable, Codable {
+        public var packageName: String
+        /// SHA-256 fingerprints of the signing certificates, `AA:BB:…` as Android's tools print them.
+        public var sha256CertFingerprints: [String]
+
+        public init(packageName: String, sha256CertFingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256CertFingerprints = sha256CertFingerprints
+        }
+    }
 
     public init(rpID: String = "", expectedOrigins: [String] = []) {
         self.rpID = rpID
@@ -19,13 +35,17 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
 
     public var isEnabled: Bool { !rpID.isEmpty && !expectedOrigins.isEmpty }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case rpID = "rpId", expectedOrigins }
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case rpID = "rpId", expectedOrigins, appleAppIDs = "appleAppIds", androidApps
+    }
 
     public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             rpID: try c.decode(.rpID, default: ""), expectedOrigins: try c.decode(.expectedOrigins, default: []))
+        appleAppIDs = try c.decode(.appleAppIDs, default: [])
+        androidApps = try c.decode(.androidApps, default: [])
         do { try validate() } catch {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: error.message))
         }
@@ -112,6 +132,14 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
             }
             merged[field] = patch[field] ?? .null
         }
-        return try PasskeySettings(json: .object(merged))
+        return try PasskeySettings(json: .object(merged)).keepingApps(of: self)
+    }
+
+    /// These run-time settings with the config file's apps, which the run-time resource does not hold.
+    public func keepingApps(of file: PasskeySettings) -> PasskeySettings {
+        var settings = self
+        settings.appleAppIDs = file.appleAppIDs
+        settings.androidApps = file.androidApps
+        return settings
     }
 }

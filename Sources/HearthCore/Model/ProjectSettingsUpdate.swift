@@ -150,7 +150,7 @@ extension ProjectConfig {
         }
         // Its own resource (`…/passkeyConfig`), not a field of the config: kept beside the config's settings.
         if let passkeys = settings["passkeyConfig"], passkeys != .null {
-            config.passkeys = try PasskeySettings(json: passkeys)
+            config.passkeys = try PasskeySettings(json: passkeys).keepingApps(of: config.passkeys)
         }
         return config
     }

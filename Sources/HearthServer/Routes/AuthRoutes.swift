@@ -143,6 +143,7 @@ public struct AuthRoutes: Sendable {
         registerMultiFactor(on: router)
         registerAuditRoutes(on: router)
         registerPasskeys(on: router)
+        PasskeyAssociationRoutes(engine: engine).register(on: router)
         for prefix in ["", "/identitytoolkit.googleapis.com"] {
             router.post("\(prefix)/v2/accounts:revokeToken") { request, context in
                 try await respond(request, context, hasProject: false, revokeToken)
