@@ -183,7 +183,7 @@ extension AuthEngine {
         // The handle the authenticator keeps with a discoverable credential must be the one it was made for.
         guard let handle = response.userHandle, handle == passkey.userHandle else {
             logger.notice("passkey sign-in refused: user handle differs", metadata: ["uid": "\(user.uid)"])
-            throw AuthError(.invalidAuthenticatorResponse)
+            throw refusedPasskeySignIn(of: user, origin: origin)
         }
         let assertion: VerifiedAssertion
         do {
@@ -199,11 +199,21 @@ extension AuthEngine {
             } else {
                 logger.notice("passkey assertion refused", metadata: ["reason": "\(error.reason)"])
             }
-            AuthMetrics.signInFailed(provider: Self.passkeyProvider)
-            throw AuthError(.invalidAuthenticatorResponse)
+            throw refusedPasskeySignIn(of: user, origin: origin)
         }
-        if user.disabled { throw AuthError(.userDisabled) }
+        // A disabled account is refused by `startSession` (and recorded in its history); the verified counter is
+        // stored first, since the authenticator has moved it.
         return try await signInWithPasskey(user, credentialID: credentialID, assertion: assertion, origin: origin)
+    }
+
+    /// A passkey assertion of a known credential that failed a check: counted, and recorded in its owner's history
+    /// as a failed sign-in, as a wrong password is.
+    private func refusedPasskeySignIn(of user: UserRecord, origin: RequestOrigin) -> AuthError {
+        let failure = AuthError(.invalidAuthenticatorResponse)
+        AuthMetrics.signInFailed(provider: Self.passkeyProvider)
+        recordActivity(
+            "user.signInFailed", uid: user.uid, provider: Self.passkeyProvider, origin: origin, failure: failure)
+        return failure
     }
 
     private func signInWithPasskey(
