@@ -28,21 +28,21 @@ public enum IdentityProviderConfigs {
         let enabled = config["enabled"]?.boolValue ?? true
         let clientID = config["clientId"]?.stringValue
         switch id {
-        case "google.com":
+        case ProviderID.google:
             guard enabled else { f.google = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
             var google = f.google ?? GoogleSettings(clientIds: [])
             google.clientIds = [clientID]
             if let secret = config["clientSecret"]?.stringValue { google.clientSecret = secret }
             f.google = google
-        case "facebook.com":
+        case ProviderID.facebook:
             guard enabled else { f.facebook = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
             var facebook = f.facebook ?? FacebookSettings(appId: clientID)
             facebook.appId = clientID
             if let secret = config["clientSecret"]?.stringValue { facebook.appSecret = secret }
             f.facebook = facebook
-        case "apple.com":
+        case ProviderID.apple:
             guard enabled else { f.apple = nil; return }
             let apple = config["appleSignInConfig"]
             let bundleIDs = apple?["bundleIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
@@ -58,7 +58,7 @@ public enum IdentityProviderConfigs {
                 settings.privateKey = flow["privateKey"]?.stringValue ?? settings.privateKey
             }
             f.apple = settings
-        case "twitter.com":
+        case ProviderID.twitter:
             // Twitter's API key and secret (OAuth 1.0a consumer key and secret).
             guard enabled else { f.twitter = nil; return }
             guard let clientID else { throw AuthError(.missingOAuthClientID) }
@@ -109,21 +109,21 @@ public enum IdentityProviderConfigs {
         let f = config.federation
         var o: [String: JSONValue] = ["enabled": true]
         switch id {
-        case "google.com":
+        case ProviderID.google:
             guard let google = f.google else { return nil }
             o["clientId"] = google.clientIds.first.map(JSONValue.string)
-        case "facebook.com":
+        case ProviderID.facebook:
             guard let facebook = f.facebook else { return nil }
             o["clientId"] = .string(facebook.appId)
             o["clientSecret"] = facebook.appSecret.map(JSONValue.string)
-        case "apple.com":
+        case ProviderID.apple:
             guard let apple = f.apple else { return nil }
             var appleConfig: [String: JSONValue] = ["bundleIds": .array(apple.clientIds.map(JSONValue.string))]
             if let team = apple.teamId, let key = apple.keyId {
                 appleConfig["codeFlowConfig"] = ["teamId": .string(team), "keyId": .string(key)]
             }
             o["appleSignInConfig"] = .object(appleConfig)
-        case "twitter.com":
+        case ProviderID.twitter:
             guard let twitter = f.twitter else { return nil }
             o["clientId"] = .string(twitter.consumerKey)
             o["clientSecret"] = .string(twitter.consumerSecret)

@@ -16,6 +16,8 @@ public enum ProviderID {
     public static let microsoft = "microsoft.com"
     public static let yahoo = "yahoo.com"
     public static let linkedin = "linkedin.com"
+    public static let gameCenter = "gc.apple.com"
+    public static let playGames = "playgames.google.com"
 
     /// The OAuth 2.0 providers without ID tokens whose real endpoints Hearth knows (`OAuthSettings`, `OAuthPreset`).
     public static let oauth = [github, microsoft, yahoo, linkedin]

@@ -43,9 +43,9 @@ extension AuthEngine {
         let ids =
             kind == .builtIn
             ? IdentityProviderConfigs.builtIn.filter { id in
-                (id == "google.com" && f.google != nil) || (id == "facebook.com" && f.facebook != nil)
-                    || (id == "apple.com" && f.apple != nil) || f.oauth[id] != nil
-                    || (id == "twitter.com" && f.twitter != nil)
+                (id == ProviderID.google && f.google != nil) || (id == ProviderID.facebook && f.facebook != nil)
+                    || (id == ProviderID.apple && f.apple != nil) || f.oauth[id] != nil
+                    || (id == ProviderID.twitter && f.twitter != nil)
             } : f.oidc.keys.sorted()
         let switchedOff = storedIdPConfigs(origin.project.projectID).keys.filter(kind.owns)
         return Set(ids + switchedOff).sorted().compactMap { try? identityProviderConfig($0, kind: kind, origin: origin) }

@@ -11,9 +11,9 @@ public enum UserExportFormat: String, Sendable, CaseIterable {
 
     /// Column of each provider's four fields (raw id, e-mail, display name, photo URL), as firebase-tools lays them out.
     static let providerColumns: [(String, Int)] = [
-        ("google.com", 7), ("facebook.com", 11), ("twitter.com", 15), ("github.com", 19), ("apple.com", 28),
-        ("microsoft.com", 32), ("gc.apple.com", 36), ("playgames.google.com", 40), ("linkedin.com", 44),
-        ("yahoo.com", 48),
+        (ProviderID.google, 7), (ProviderID.facebook, 11), (ProviderID.twitter, 15), (ProviderID.github, 19),
+        (ProviderID.apple, 28), (ProviderID.microsoft, 32), (ProviderID.gameCenter, 36), (ProviderID.playGames, 40),
+        (ProviderID.linkedin, 44), (ProviderID.yahoo, 48),
     ]
     static let columnCount = 52
 

@@ -61,7 +61,7 @@ extension AuthEngine {
     static let totpUserWindowSeconds = 900
     /// First factors that cannot be combined with a second, as Firebase lists them.
     static let ineligibleFirstFactors: Set<String> = [
-        ProviderID.anonymous, ProviderID.phone, ProviderID.custom, "gc.apple.com",
+        ProviderID.anonymous, ProviderID.phone, ProviderID.custom, ProviderID.gameCenter,
     ]
 
     /// The one way a first factor ends: a session, or, for a user with second factors in a project with

@@ -62,7 +62,7 @@ extension IdentityProviders {
         }
         guard signed else { throw AuthError(.invalidIDPResponse, "The Game Center signature does not verify.") }
         return FederatedIdentity(
-            providerID: "gc.apple.com", rawID: credential.teamPlayerID, displayName: credential.displayName,
+            providerID: ProviderID.gameCenter, rawID: credential.teamPlayerID, displayName: credential.displayName,
             rawUserInfo: ["teamPlayerId": .string(credential.teamPlayerID)],
             tokenNonce: Base64URL.encode(credential.salt + credential.signature),
             tokenExpiresAt: Date(timeIntervalSince1970: signedAt + Double(settings.maxSignatureAgeSeconds)))

@@ -12,7 +12,7 @@ enum OAuthUserInfo {
         guard reply.status == 200, case .object(let profile) = reply.json else {
             throw AuthError(.invalidIDPResponse, "The provider's user profile could not be read.")
         }
-        guard providerID == "github.com" else {
+        guard providerID == ProviderID.github else {
             guard let sub = profile["sub"]?.stringValue, !sub.isEmpty else {
                 throw AuthError(.invalidIDPResponse, "The provider's user profile names no user (sub).")
             }

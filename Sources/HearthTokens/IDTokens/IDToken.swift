@@ -77,7 +77,7 @@ public struct IDTokenService: Sendable {
         }
         claims["firebase"] = .object(firebase)
         // Firebase's anonymous tokens also say so at the top level.
-        if signInProvider == "anonymous" { claims["provider_id"] = "anonymous" }
+        if signInProvider == ProviderID.anonymous { claims["provider_id"] = .string(ProviderID.anonymous) }
         return try sign(claims)
     }
 
