@@ -209,8 +209,24 @@ let package = Package(
         // The client SDK: FirebaseAuth's API over URLSession. Foundation and swift-crypto only; no server module.
         .target(name: "HearthAuth", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
 
-        // Tests only: starting programs (the `hearth` binary, openssl, Python servers) without Foundation's Process.
-        .target(name: "HearthTestSupport", path: "Tests/HearthTestSupport"),
+        // Tests only: what more than one test target uses: starting programs (the `hearth` binary, openssl, Python
+        // servers) without Foundation's Process, a whole Hearth behind its router (`Harness`), the loopback
+        // servers that play an identity provider and an SMTP server.
+        .target(
+            name: "HearthTestSupport",
+            dependencies: [
+                "HearthCore", "HearthStore", "HearthTokens", "HearthEngine", "HearthServer", "HearthSQLite",
+                "HearthMessaging", "HearthProviders", "HearthPages",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/HearthTestSupport"
+        ),
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore"]),
         .testTarget(
             name: "HearthStoreTests",

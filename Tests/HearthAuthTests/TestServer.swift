@@ -21,13 +21,7 @@ final class TestServer {
     let directory: URL
     private(set) var port = 0
 
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: path) }
-        let bundle = Bundle.main.bundleURL
-        let beside = bundle.appendingPathComponent("hearth")
-        return FileManager.default.isExecutableFile(atPath: beside.path)
-            ? beside : bundle.deletingLastPathComponent().appendingPathComponent("hearth")
-    }
+    static var binary: URL { HearthBinary.url }
 
     /// Starts the server with the test project; `tokens` overrides its token settings, `federation` configures
     /// identity providers.

@@ -13,14 +13,7 @@ import Testing
 final class ServerProcess: Sendable {
     let child: ChildProcess
 
-    static var binary: URL {
-        if let path = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: path) }
-        // The test bundle is built next to the executable (.build/<triple>/<config>/).
-        let bundle = Bundle.main.bundleURL
-        let beside = bundle.appendingPathComponent("hearth")
-        return FileManager.default.isExecutableFile(atPath: beside.path)
-            ? beside : bundle.deletingLastPathComponent().appendingPathComponent("hearth")
-    }
+    static var binary: URL { HearthBinary.url }
 
     init(arguments: [String], environment: [String: String] = [:]) throws {
         child = try ChildProcess(

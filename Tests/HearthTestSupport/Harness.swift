@@ -17,7 +17,7 @@ import Testing
 
 /// Test output shows failures, not the engine's account events: warnings and up, unless HEARTH_TEST_LOG_LEVEL
 /// asks for more (`debug`, `info`, …).
-let testLogger: Logger = {
+public let testLogger: Logger = {
     var logger = Logger(label: "hearth.engine")
     logger.logLevel =
         ProcessInfo.processInfo.environment["HEARTH_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
@@ -26,15 +26,15 @@ let testLogger: Logger = {
 
 /// A clock tests move by hand. A `live` one runs with real time (plus what was advanced), for tests whose other
 /// party reads the system clock (HearthAdmin signs with `Date()`), however long the suite makes them wait.
-final class ManualClock: Sendable {
+public final class ManualClock: Sendable {
     private let current: Mutex<Date>
     private let live: Bool
-    init(_ start: Date = Date(), live: Bool = false) {
+    public init(_ start: Date = Date(), live: Bool = false) {
         current = Mutex(live ? Date(timeIntervalSince1970: 0) : start)
         self.live = live
     }
-    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    var authClock: AuthClock {
+    public func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+    public var authClock: AuthClock {
         AuthClock {
             let base = self.current.withLock { $0 }
             return self.live ? Date().addingTimeInterval(base.timeIntervalSince1970) : base
@@ -43,20 +43,20 @@ final class ManualClock: Sendable {
 }
 
 /// A complete Hearth (SQLite in a temp dir, real keys, real hashing at test cost) behind its router.
-struct Harness {
-    let engine: AuthEngine
-    let store: SQLiteAuthStore
-    let clock: ManualClock
-    let directory: URL
-    let projectID: String
+public struct Harness: Sendable {
+    public let engine: AuthEngine
+    public let store: SQLiteAuthStore
+    public let clock: ManualClock
+    public let directory: URL
+    public let projectID: String
     /// Firebase Auth Emulator parity: unsigned tokens, any project, `Bearer owner`, the /emulator routes.
-    let emulator: Bool
+    public let emulator: Bool
 
-    static let apiKey = "test-api-key"
+    public static let apiKey = "test-api-key"
     /// One hashing pool for every harness: a pool each would leave two idle threads behind per test.
-    static let hasher = PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
+    public static let hasher = PasswordHasher(threads: 2, parameters: ScryptParameters(logN: 10, r: 8, p: 1))
 
-    init(
+    public init(
         smsSender: SMSSender? = nil, emailSender: EmailSender? = nil, recaptcha: RecaptchaVerifier? = nil,
         silentPush: SilentPushSender? = nil, emulator: Bool = false, providerTimeout: Duration = .seconds(60),
         liveClock: Bool = false, kek: KeyEncryptionKey? = nil,
@@ -85,7 +85,7 @@ struct Harness {
     }
 
     /// Runs `body` against the router without a socket; `routes` adds a test's own routes beside the pages.
-    func run(
+    public func run(
         routes: (Router<HearthRequestContext>) -> Void = { _ in }, _ body: @Sendable (Client) async throws -> Void
     ) async throws {
         let app = Application(
@@ -104,29 +104,37 @@ struct Harness {
 }
 
 /// Thin JSON helpers over HummingbirdTesting's client.
-struct Client: Sendable {
-    let client: any TestClientProtocol
+public struct Client: Sendable {
+    public let client: any TestClientProtocol
 
-    struct Reply: Sendable {
-        let status: Int
-        let json: JSONValue
-        let headers: HTTPFields
+    public init(client: any TestClientProtocol) { self.client = client }
+
+    public struct Reply: Sendable {
+        public let status: Int
+        public let json: JSONValue
+        public let headers: HTTPFields
+
+        public init(status: Int, json: JSONValue, headers: HTTPFields) {
+            self.status = status
+            self.json = json
+            self.headers = headers
+        }
 
         /// The Firebase error code of an error reply (`CODE` or `CODE : detail`).
-        var errorCode: String? {
+        public var errorCode: String? {
             json["error"]?["message"]?.stringValue?.components(separatedBy: " : ").first
         }
-        subscript(key: String) -> JSONValue? { json[key] }
-        func string(_ key: String) -> String? { json[key]?.stringValue }
+        public subscript(key: String) -> JSONValue? { json[key] }
+        public func string(_ key: String) -> String? { json[key]?.stringValue }
     }
 
-    func post(
+    public func post(
         _ path: String, _ body: JSONValue, key: String? = Harness.apiKey, headers: HTTPFields = [:]
     ) async throws -> Reply {
         try await send(path, method: .post, body: ByteBuffer(string: body.jsonText), key: key, headers: headers)
     }
 
-    func send(
+    public func send(
         _ path: String, method: HTTPRequest.Method, body: ByteBuffer? = nil, key: String? = Harness.apiKey,
         contentType: String = "application/json", headers: HTTPFields = [:]
     ) async throws -> Reply {
@@ -143,30 +151,30 @@ struct Client: Sendable {
 
     // MARK: Flows
 
-    func signUp(email: String? = nil, password: String? = nil) async throws -> Reply {
+    public func signUp(email: String? = nil, password: String? = nil) async throws -> Reply {
         var body: [String: JSONValue] = ["returnSecureToken": true]
         if let email { body["email"] = .string(email) }
         if let password { body["password"] = .string(password) }
         return try await post("/v1/accounts:signUp", .object(body))
     }
 
-    func signIn(_ email: String, _ password: String) async throws -> Reply {
+    public func signIn(_ email: String, _ password: String) async throws -> Reply {
         try await post(
             "/v1/accounts:signInWithPassword",
             ["email": .string(email), "password": .string(password), "returnSecureToken": true])
     }
 
-    func lookup(_ idToken: String) async throws -> Reply {
+    public func lookup(_ idToken: String) async throws -> Reply {
         try await post("/v1/accounts:lookup", ["idToken": .string(idToken)])
     }
 
-    func refresh(_ refreshToken: String) async throws -> Reply {
+    public func refresh(_ refreshToken: String) async throws -> Reply {
         try await post("/v1/token", ["grantType": "refresh_token", "refreshToken": .string(refreshToken)])
     }
 }
 
 /// The payload of a JWT, unverified, for asserting claims.
-func claims(of token: String?) throws -> [String: JSONValue] {
+public func claims(of token: String?) throws -> [String: JSONValue] {
     let token = try #require(token)
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     try #require(parts.count == 3)
@@ -176,7 +184,7 @@ func claims(of token: String?) throws -> [String: JSONValue] {
 
 /// Serves `router` on a free port of 127.0.0.1 while `body` runs with its base URL, then stops it: the real
 /// local HTTP servers that stand in for SMS providers and identity providers.
-func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (String) async throws -> Void)
+public func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (String) async throws -> Void)
     async throws
 {
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -192,7 +200,7 @@ func serveOnLoopback(_ router: Router<BasicRequestContext>, _ body: @Sendable (S
 
 /// Runs `app` while `body` runs, then shuts it down gracefully. Cancelling it instead makes Hummingbird log every
 /// open connection as an error ("Waiting on child channel: CancellationError()"), which buried the failures.
-func runStoppingGracefully(_ app: some Service, _ body: () async throws -> Void) async throws {
+public func runStoppingGracefully(_ app: some Service, _ body: () async throws -> Void) async throws {
     let services = ServiceGroup(
         configuration: .init(services: [app], gracefulShutdownSignals: [], logger: testLogger))
     try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1,5 +1,4 @@
 import Foundation
-import HearthTestSupport
 import HearthCore
 import Synchronization
 import Testing
@@ -7,27 +6,27 @@ import Testing
 /// A real SMTP server (aiosmtpd, `tests/interop/smtp_sink.py`) on 127.0.0.1, started for one test and stopped
 /// after it, with a throwaway CA when TLS is on. Reads back what it received as Python's e-mail parser sees it.
 // Its state is set up once in init and only read afterwards.
-final class SMTPSink: @unchecked Sendable {
-    enum Mode: String { case starttls, tls, plain, silent }
+public final class SMTPSink: @unchecked Sendable {
+    public enum Mode: String { case starttls, tls, plain, silent }
 
-    struct Received: Sendable {
-        let json: JSONValue
-        var header: [String: String] {
+    public struct Received: Sendable {
+        public let json: JSONValue
+        public var header: [String: String] {
             (json["headers"]?.objectValue ?? [:]).compactMapValues(\.stringValue)
         }
-        var text: String { json["text"]?.stringValue ?? "" }
-        var html: String { json["html"]?.stringValue ?? "" }
-        var recipients: [String] { json["rcptTos"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        public var text: String { json["text"]?.stringValue ?? "" }
+        public var html: String { json["html"]?.stringValue ?? "" }
+        public var recipients: [String] { json["rcptTos"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
         /// The action link in the plain-text part.
-        var link: String? {
+        public var link: String? {
             text.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("http") }.map(String.init)
         }
     }
 
-    let directory: URL
-    let port: Int
-    let process: ChildProcess
-    var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    public let directory: URL
+    public let port: Int
+    public let process: ChildProcess
+    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
 
     static var script: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -44,7 +43,7 @@ final class SMTPSink: @unchecked Sendable {
 
     /// Starts the server and waits for it to listen. The wait polls with `Task.sleep`: a blocking read would hold
     /// one of the few cooperative threads the other tests need.
-    init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) async throws {
+    public init(_ mode: Mode, user: String? = nil, password: String? = nil, loginOnly: Bool = false) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var arguments = [Self.script, "--mode", mode.rawValue, "--out", directory.path]
@@ -69,12 +68,12 @@ final class SMTPSink: @unchecked Sendable {
     }
 
     struct SinkError: Error, CustomStringConvertible {
-        let description: String
-        init(_ d: String) { description = d }
+        public let description: String
+        public init(_ d: String) { description = d }
     }
 
     /// Messages received so far, in order.
-    func received() throws -> [Received] {
+    public func received() throws -> [Received] {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") }.sorted()
         return try files.map { name in
@@ -84,7 +83,7 @@ final class SMTPSink: @unchecked Sendable {
     }
 
     /// Ends the server (it exits when its stdin closes) without waiting for it.
-    func stop() {
+    public func stop() {
         process.closeInput()
         try? FileManager.default.removeItem(at: directory)
     }

@@ -13,17 +13,17 @@ import Testing
 /// OAuth 2.0 authorization server: `/oauth/authorize` (approves at once, or answers `error`), `/oauth/token`
 /// (checks the client secret, the redirect URI and PKCE S256; codes work once), OIDC `/oauth/userinfo`, and
 /// GitHub-shaped `/github/user` and `/github/user/emails`.
-final class TestIdentityProvider: Sendable {
-    struct SigningKey: Sendable {
-        enum Material: Sendable {
+public final class TestIdentityProvider: Sendable {
+    public struct SigningKey: Sendable {
+        public enum Material: Sendable {
             case rsa(_RSA.Signing.PrivateKey)
             case p256(P256.Signing.PrivateKey)
         }
 
-        let kid: String
-        let material: Material
+        public let kid: String
+        public let material: Material
 
-        var alg: String {
+        public var alg: String {
             if case .rsa = material { return "RS256" }
             return "ES256"
         }
@@ -34,15 +34,15 @@ final class TestIdentityProvider: Sendable {
             try! _RSA.Signing.PrivateKey(keySize: .bits2048)
         }
 
-        static func rsa(_ kid: String, slot: Int = 0) -> SigningKey {
+        public static func rsa(_ kid: String, slot: Int = 0) -> SigningKey {
             SigningKey(kid: kid, material: .rsa(rsaPool[slot]))
         }
 
-        static func p256(_ kid: String) -> SigningKey {
+        public static func p256(_ kid: String) -> SigningKey {
             SigningKey(kid: kid, material: .p256(P256.Signing.PrivateKey()))
         }
 
-        var jwk: JSONValue {
+        public var jwk: JSONValue {
             switch material {
             case .rsa(let key):
                 let p = try! key.publicKey.getKeyPrimitives()
@@ -60,7 +60,7 @@ final class TestIdentityProvider: Sendable {
         }
 
         /// A compact JWS of `claims`; `alg` overrides the header (to forge `none` or HS256 tokens).
-        func sign(_ claims: [String: JSONValue], alg headerAlg: String? = nil) throws -> String {
+        public func sign(_ claims: [String: JSONValue], alg headerAlg: String? = nil) throws -> String {
             let header: JSONValue = ["alg": .string(headerAlg ?? alg), "kid": .string(kid), "typ": "JWT"]
             let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(JSONValue.object(claims).jsonBytes)
             let signature: Data
@@ -76,77 +76,84 @@ final class TestIdentityProvider: Sendable {
     }
 
     /// A Facebook user the Graph endpoints know, by access token.
-    struct GraphUser: Sendable {
-        var appID: String
-        var userID: String
-        var profile: JSONValue
-        var valid = true
+    public struct GraphUser: Sendable {
+        public var appID: String
+        public var userID: String
+        public var profile: JSONValue
+        public var valid = true
+
+        public init(appID: String, userID: String, profile: JSONValue, valid: Bool = true) {
+            self.appID = appID
+            self.userID = userID
+            self.profile = profile
+            self.valid = valid
+        }
     }
 
-    let published: Mutex<[SigningKey]>
-    let maxAge = Mutex<Int?>(3600)
-    let delay = Mutex<Duration?>(nil)
-    let failing = Mutex<Bool>(false)
-    let requests = Mutex<[String]>([])
-    let graphUsers = Mutex<[String: GraphUser]>([:])
-    let appSecret = "fb-app-secret"
+    public let published: Mutex<[SigningKey]>
+    public let maxAge = Mutex<Int?>(3600)
+    public let delay = Mutex<Duration?>(nil)
+    public let failing = Mutex<Bool>(false)
+    public let requests = Mutex<[String]>([])
+    public let graphUsers = Mutex<[String: GraphUser]>([:])
+    public let appSecret = "fb-app-secret"
     /// Apple's token endpoints: the team's Sign in with Apple key, codes it will exchange, tokens revoked.
-    static let appleTeam = "TEAM123456"
-    let appleTeamKey = P256.Signing.PrivateKey()
-    let appleCodes = Mutex<[String: String]>([:])
-    let appleRevoked = Mutex<[String]>([])
+    public static let appleTeam = "TEAM123456"
+    public let appleTeamKey = P256.Signing.PrivateKey()
+    public let appleCodes = Mutex<[String: String]>([:])
+    public let appleRevoked = Mutex<[String]>([])
 
     /// An authorization the provider approved, waiting for its code to be exchanged.
     struct AuthorizationGrant: Sendable {
-        var clientID: String
-        var redirectURI: String
-        var challenge: String
-        var nonce: String?
-        var user: [String: JSONValue]
+        public var clientID: String
+        public var redirectURI: String
+        public var challenge: String
+        public var nonce: String?
+        public var user: [String: JSONValue]
     }
 
-    static let oauthClientSecret = "oauth-client-secret"
+    public static let oauthClientSecret = "oauth-client-secret"
     /// The user the next authorization approves (OIDC claims; GitHub's profile is derived from them).
-    let oauthUser = Mutex<[String: JSONValue]>([
+    public let oauthUser = Mutex<[String: JSONValue]>([
         "sub": "oauth-user-1", "email": "grace@example.com", "email_verified": true, "name": "Grace Hopper",
     ])
     /// When set, `/oauth/authorize` refuses with this `error`.
-    let authorizeError = Mutex<String?>(nil)
+    public let authorizeError = Mutex<String?>(nil)
     /// The query of every authorization request, in order.
-    let authorizeRequests = Mutex<[[String: String]]>([])
+    public let authorizeRequests = Mutex<[[String: String]]>([])
     let grants = Mutex<[String: AuthorizationGrant]>([:])
     private let baseURL = Mutex("")
 
     /// Twitter's OAuth 1.0a: consumer credentials, request tokens (secret, callback, verifier once authorized) and
     /// access tokens (secret), the account the next authorization approves.
-    static let twitterKey = "tw-consumer-key"
-    static let twitterSecret = "tw-consumer-secret"
-    let twitterRequestTokens = Mutex<[String: (secret: String, callback: String, verifier: String?)]>([:])
-    let twitterAccessTokens = Mutex<[String: String]>([:])
-    let twitterUser = Mutex<JSONValue>([
+    public static let twitterKey = "tw-consumer-key"
+    public static let twitterSecret = "tw-consumer-secret"
+    public let twitterRequestTokens = Mutex<[String: (secret: String, callback: String, verifier: String?)]>([:])
+    public let twitterAccessTokens = Mutex<[String: String]>([:])
+    public let twitterUser = Mutex<JSONValue>([
         "id_str": "1234567890", "name": "Tweety", "screen_name": "tweety", "email": "tweety@example.com",
         "profile_image_url_https": "https://pbs.example.com/tweety.jpg",
     ])
     /// The provider's base URL while it serves.
-    func base() -> String { baseURL.withLock { $0 } }
-    let accessTokens = Mutex<[String: [String: JSONValue]]>([:])
+    public func base() -> String { baseURL.withLock { $0 } }
+    public let accessTokens = Mutex<[String: [String: JSONValue]]>([:])
     /// The client each access token was issued to, for Google-shaped `/google/tokeninfo`.
-    let issuedTo = Mutex<[String: String]>([:])
+    public let issuedTo = Mutex<[String: String]>([:])
 
     /// An access token for `user`, as if the provider had issued it to `client` (a Google Sign-In token).
-    func issueAccessToken(client: String, user: [String: JSONValue]) -> String {
+    public func issueAccessToken(client: String, user: [String: JSONValue]) -> String {
         let token = "access-" + UUID().uuidString
         accessTokens.withLock { $0[token] = user }
         issuedTo.withLock { $0[token] = client }
         return token
     }
 
-    init(keys: [SigningKey]) { published = Mutex(keys) }
+    public init(keys: [SigningKey]) { published = Mutex(keys) }
 
-    func fetches(_ path: String) -> Int { requests.withLock { $0.filter { $0 == path }.count } }
+    public func fetches(_ path: String) -> Int { requests.withLock { $0.filter { $0 == path }.count } }
 
     /// Runs the provider for the duration of `body`, passing its base URL.
-    func serve(_ body: @Sendable (String) async throws -> Void) async throws {
+    public func serve(_ body: @Sendable (String) async throws -> Void) async throws {
         let router = Router()
         let base = Mutex("")
         router.get("**") { request, _ -> Response in
