@@ -35,7 +35,7 @@ struct Hearth: AsyncParsableCommand {
         version: hearthVersion,
         subcommands: [
             Serve.self, Users.self, ServiceAccounts.self, Keys.self, Backup.self, Restore.self, BenchCrypto.self,
-            Audit.self, ConsoleAdmins.self,
+            Audit.self, ConsoleAdmins.self, BenchHTTP.self,
         ],
         defaultSubcommand: Serve.self)
 }

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+
+/// The anchor of scripts/bench: a bare Hummingbird router, one fixed JSON route and no middleware, in this same
+/// binary, so it is built with the same toolchain and flags as the server it is compared with. What Hearth's
+/// `GET /` costs beyond it is what Hearth's own HTTP front (middleware, context, response encoding) costs.
+struct BenchHTTP: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-http",
+        abstract: "Serve a bare Hummingbird router for benchmarks: GET / answers a fixed JSON body, no middleware.",
+        discussion: """
+            The yardstick scripts/bench measures Hearth against in the same run: Hearth's figures are reported as \
+            ratios of this router's requests per second. It answers GET / with {"service":"hearth","status":"ok"} \
+            (the body Hearth's GET / answers) and 404 elsewhere; no store, no engine, no logging per request. \
+            Prints "listening on http://HOST:PORT" once it accepts connections; stops on SIGINT or SIGTERM.
+            """)
+
+    @Option(name: .long, help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "Port to listen on; 0 picks a free one.")
+    var port = 9199
+
+    func run() async throws {
+        var logger = Logger(label: "hearth.bench-http")
+        logger.logLevel = .warning
+        let router = Router()
+        let body = ByteBuffer(string: #"{"service":"hearth","status":"ok"}"#)
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+        }
+        let app = Application(
+            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
+            onServerRunning: { [host] channel in
+                // Unbuffered, so a script reading a pipe sees it at once.
+                let line = "listening on http://\(host):\(channel.localAddress?.port ?? 0)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }, logger: logger)
+        try await app.runService()
+    }
+}
