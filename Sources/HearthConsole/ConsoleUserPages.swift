@@ -38,7 +38,10 @@ struct ConsoleUserPages: Sendable {
             query: query, field: UserSearch.Field(rawValue: visit.field("field")), after: visit.field("after"),
             filters: filters, limit: Self.pageSize, origin: try console.origin(visit))
         let users = page.users
-        let providers = ["", ProviderID.password, ProviderID.phone, "google.com", "apple.com", "facebook.com", "github.com"]
+        let providers = [
+            "", ProviderID.password, ProviderID.phone, ProviderID.google, ProviderID.apple, ProviderID.facebook,
+            ProviderID.github,
+        ]
         let providerOptions: [HTML] = providers.map { id in
             "<option value=\"\(id)\"\(id == provider ? HTML(" selected") : "")>\(id.isEmpty ? "Any provider" : id)</option>"
         }
