@@ -67,7 +67,7 @@ struct PostgresStoreTests {
             // fail creating tables another had just created.
             let stores = try await withThrowingTaskGroup(of: PostgresAuthStore.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await PostgresAuthStore.connect(url: url, logger: testLogger) }
+                    group.addTask { try await connectPostgres(url) }
                 }
                 return try await group.reduce(into: [PostgresAuthStore]()) { $0.append($1) }
             }
@@ -214,8 +214,8 @@ struct PostgresStoreTests {
     @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(Self.hangLimit))
     func userChangesOnOneStoreMoveAnothersChangeStamp() async throws {
         try await withTestDatabase(.postgres) { database in
-            let a = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
-            let b = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+            let a = try await connectPostgres(database.location)
+            let b = try await connectPostgres(database.location)
             let outcome = await catching {
                 _ = try await eventually { a.changeStamp() != nil && b.changeStamp() != nil }
                 var user = Fixture.user()
@@ -273,11 +273,11 @@ struct PostgresStoreTests {
     @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(Self.hangLimit))
     func aLostListenerStopsCachingUntilItListensAgain() async throws {
         try await withTestDatabase(.postgres) { database in
-            let store = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+            let store = try await connectPostgres(database.location)
             let outcome = await catching {
                 _ = try await eventually { store.changeStamp() != nil }
                 let before = try #require(store.changeStamp())
-                let killer = try await PostgresAuthStore.connect(url: database.location, logger: testLogger)
+                let killer = try await connectPostgres(database.location)
                 try await killer.query(
                     """
                     SELECT pg_terminate_backend(pid) FROM pg_stat_activity

@@ -60,6 +60,12 @@ func withTestDatabase(_ backend: Backend, _ body: (TestDatabase) async throws ->
     try outcome.get()
 }
 
+/// A store on the PostgreSQL database at `url`, given a minute rather than the server's 15 s to answer and migrate:
+/// the whole test run migrates dozens of fresh databases at once.
+func connectPostgres(_ url: String) async throws -> PostgresAuthStore {
+    try await PostgresAuthStore.connect(url: url, logger: testLogger, timeout: .seconds(60))
+}
+
 /// One throwaway database: a file in its own temporary directory, or a PostgreSQL database with a random name.
 struct TestDatabase {
     let backend: Backend
@@ -84,7 +90,7 @@ struct TestDatabase {
     func open() async throws -> any AuthStore {
         switch backend {
         case .sqlite: try SQLiteAuthStore(path: location)
-        case .postgres: try await PostgresAuthStore.connect(url: location, logger: testLogger)
+        case .postgres: try await connectPostgres(location)
         }
     }
 
