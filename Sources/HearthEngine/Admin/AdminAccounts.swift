@@ -151,6 +151,7 @@ extension AuthEngine {
     public func adminUpdateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws -> UserRecord {
         try await audited(Self.auditAction(of: r), scope: origin.project.projectID, targetUID: r.localID) { change in
             let (before, after) = try await updateUser(r, origin: origin)
+            await sendPasskeysRemovedNotice(before: before, after: after, origin: origin)
             change.before = AuditRedaction.snapshot(of: before)
             change.after = AuditRedaction.snapshot(of: after)
             if change.action == "mfa.remove", after.mfaEnrollments.count >= before.mfaEnrollments.count {
