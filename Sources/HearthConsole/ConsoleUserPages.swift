@@ -146,7 +146,7 @@ struct ConsoleUserPages: Sendable {
         "created": "User created.", "disabled": "Account disabled; its sessions have ended.",
         "enabled": "Account enabled.", "claims": "Custom claims saved.", "revoked": "All sessions revoked.", "session": "Session revoked.",
         "unlinked": "Provider unlinked.", "factor": "Second factor removed.", "reset": "Password reset e-mail sent.",
-        "verification": "Verification e-mail sent.",
+        "verification": "Verification e-mail sent.", "passkey": "Passkey removed.",
     ]
 
     func user(_ visit: ConsoleVisit, uid: String) async throws -> UserRecord {
@@ -201,6 +201,15 @@ struct ConsoleUserPages: Sendable {
             <td>\(Self.date(factor.enrolledAt))</td><td>\(form("removeFactor", hidden("enrollmentId", factor.id), button: "Remove", id: "remove-\(factor.id)"))</td></tr>
             """
         }
+        // A passkey is named in forms by its credential id in standard base64, as the admin API's `deletePasskey` takes it.
+        let passkeys: [HTML] = user.passkeys.map { passkey in
+            let id = Base64.encode(passkey.credentialID)
+            return """
+                <tr><td>\(passkey.name)</td><td>\(Self.date(passkey.createdAt))</td><td>\(Self.date(passkey.lastUsedAt))</td>
+                <td>\(passkey.backedUp ? "Yes" : "No")</td>
+                <td>\(form("removePasskey", hidden("credentialId", id), button: "Remove", danger: true, id: "remove-passkey-\(Base64URL.encode(passkey.credentialID))"))</td></tr>
+                """
+        }
         let sessions: [HTML] = activity.sessions.map { session in
             """
             <tr><td><code>\(String(session.sessionID.prefix(12)))</code></td><td>\(session.signInProvider)</td>
@@ -243,6 +252,8 @@ struct ConsoleUserPages: Sendable {
             \(claimsEditor)
             <h2>Second factors</h2>
             \(factors.isEmpty ? HTML("<p class=\"muted\">No second factors.</p>") : "<div class=\"table\"><table><thead><tr><th scope=\"col\">Factor</th><th scope=\"col\">Name</th><th scope=\"col\">Phone</th><th scope=\"col\">Enrolled</th><th scope=\"col\">Action</th></tr></thead><tbody>\(factors)</tbody></table></div>")
+            <h2>Passkeys</h2>
+            \(passkeys.isEmpty ? HTML("<p class=\"muted\">No passkeys.</p>") : "<div class=\"table\"><table id=\"passkeys\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\">Backed up</th><th scope=\"col\">Action</th></tr></thead><tbody>\(passkeys)</tbody></table></div>")
             <h2>Sessions</h2>
             \(sessions.isEmpty ? HTML("<p class=\"muted\">No live sessions.</p>") : "<div class=\"table\"><table id=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">Provider</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\">Address</th><th scope=\"col\">User agent</th><th scope=\"col\">Action</th></tr></thead><tbody>\(sessions)</tbody></table></div>")
             <h2>History</h2>
@@ -287,6 +298,11 @@ struct ConsoleUserPages: Sendable {
                 request.mfaEnrollments = current.mfaEnrollments.filter { $0.id != visit.field("enrollmentId") }
                 try await update(request)
                 return .redirect("\(path)?done=factor")
+            case "removePasskey":
+                var request = AdminUpdateRequest(localID: uid)
+                request.deletePasskeys = [visit.field("credentialId")]
+                try await update(request)
+                return .redirect("\(path)?done=passkey")
             case "sendReset", "sendVerification":
                 let reset = visit.field("action") == "sendReset"
                 _ = try await console.asAdmin(visit) {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HearthCore
 import HearthMessaging
 import HearthStore
@@ -6,7 +7,7 @@ import Synchronization
 import Testing
 
 /// The e-mails that tell an account's owner about a security change, and the links in them.
-@Suite("Security notices: second factor added, password changed")
+@Suite("Security notices: second factor added, password changed, passkey added or removed")
 struct SecurityNoticeTests {
     /// Keeps every message handed to it; fails when told to.
     final class Mailbox: EmailSender, Sendable {
@@ -89,6 +90,99 @@ struct SecurityNoticeTests {
                 "/v1/accounts:sendOobCode",
                 ["requestType": "REVERT_SECOND_FACTOR_ADDITION", "idToken": .string(idToken)])
             #expect(requested.errorCode == "INVALID_REQ_TYPE")
+        }
+    }
+
+    /// A real SMTP relay (the sink, STARTTLS with AUTH) for the passkey notices.
+    static func relay(_ sink: SMTPSink) throws -> SMTPEmailSender {
+        try SMTPEmailSender(
+            configuration: .init(
+                host: "localhost", port: sink.port, security: .starttls, username: "relay", password: "relay-secret-1",
+                from: "noreply@hearth.test", caFile: sink.caFile, timeoutSeconds: 10))
+    }
+
+    static func verify(_ h: Harness, _ uid: String, passkeys: [PasskeyCredential] = []) async throws {
+        var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+        user.emailVerified = true
+        user.passkeys += passkeys
+        try await h.store.updateUser(user)
+    }
+
+    @Test func anAddedAndARemovedPasskeyAreReportedInTheClientsLanguageAndAFailedDeliveryFailsNothing() async throws {
+        let sink = try await SMTPSink(.starttls, user: "relay", password: "relay-secret-1")
+        defer { sink.stop() }
+        // The emulator's passkey mock enrols without an authenticator; the notices are the same as production's.
+        let h = try await Harness(emailSender: try Self.relay(sink), emulator: true)
+        try await h.run { c in
+            let signedUp = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let uid = try #require(signedUp.string("localId"))
+            let idToken = try #require(signedUp.string("idToken"))
+            try await Self.verify(h, uid)
+            let enrolled = try await c.post(
+                "/v2/accounts/passkeyEnrollment:finalize",
+                ["idToken": .string(idToken), "name": "Ada's phone", "authenticatorRegistrationResponse": ["id": "cred-1"]])
+            #expect(enrolled.status == 200, "\(enrolled.json)")
+            let added = try #require(try sink.received().last)
+            #expect(added.recipients == ["ada@example.com"])
+            #expect(added.header["Subject"] == "A passkey was added to your Hearth account")
+            #expect(added.text.contains("(Ada's phone)"), "the notice names the passkey")
+            #expect(added.link?.contains("mode=resetPassword") == true, "its link resets the password")
+
+            var korean = HTTPFields()
+            korean[HTTPField.Name("X-Firebase-Locale")!] = "ko-KR"
+            let removed = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(idToken), "deletePasskey": ["cred-1"]], headers: korean)
+            #expect(removed.status == 200, "\(removed.json)")
+            #expect(try sink.received().count == 2)
+            let notice = try #require(try sink.received().last)
+            #expect(notice.header["Subject"] == "Hearth 계정에서 패스키가 삭제되었습니다")
+            #expect(notice.text.contains("Ada's phone"))
+
+            // The relay is gone: the enrolment still succeeds and is stored; the failure is only logged.
+            sink.stop()
+            let again = try await c.post(
+                "/v2/accounts/passkeyEnrollment:finalize",
+                ["idToken": .string(idToken), "name": "Laptop", "authenticatorRegistrationResponse": ["id": "cred-2"]])
+            #expect(again.status == 200, "\(again.json)")
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid)?.passkeys.map(\.name) == ["Laptop"])
+        }
+    }
+
+    @Test func anAdminsRemovalIsReportedAndAnUnverifiedAddressHearsNothing() async throws {
+        let sink = try await SMTPSink(.starttls, user: "relay", password: "relay-secret-1")
+        defer { sink.stop() }
+        let h = try await Harness(emailSender: try Self.relay(sink))
+        let account = try await TestServiceAccount.register(in: h)
+        try await h.run { c in
+            let token = try await account.accessToken(c, now: h.clock.authClock.now())
+            func passkey(_ id: UInt8, _ name: String) -> PasskeyCredential {
+                PasskeyCredential(
+                    credentialID: [id], userHandle: Array(repeating: 1, count: 32), publicKey: [0xA5], algorithm: -7,
+                    name: name, createdAt: h.clock.authClock.now())
+            }
+            let ada = try #require(try await c.signUp(email: "ada@example.com", password: "correct horse").string("localId"))
+            try await Self.verify(h, ada, passkeys: [passkey(1, "Phone"), passkey(2, "Key")])
+            let bob = try #require(try await c.signUp(email: "bob@example.com", password: "battery staple").string("localId"))
+            var unverified = try #require(try await h.store.user(projectID: h.projectID, uid: bob))
+            unverified.passkeys = [passkey(3, "Bob's key")]
+            try await h.store.updateUser(unverified)
+            let before = try sink.received().count
+
+            let removed = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(ada), "deletePasskey": ["AQ==", "Ag=="]],
+                token: token)
+            #expect(removed.status == 200, "\(removed.json)")
+            let notice = try #require(try sink.received().last)
+            #expect(try sink.received().count == before + 1, "one notice for both")
+            #expect(notice.recipients == ["ada@example.com"])
+            #expect(notice.header["Subject"] == "A passkey was removed from your Hearth account")
+            #expect(notice.text.contains("(Phone, Key)"))
+
+            let bobs = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(bob), "deletePasskey": ["Aw=="]],
+                token: token)
+            #expect(bobs.status == 200, "\(bobs.json)")
+            #expect(try sink.received().count == before + 1, "an unverified address may not be the owner's")
         }
     }
 

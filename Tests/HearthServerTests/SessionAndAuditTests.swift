@@ -188,6 +188,47 @@ struct SessionAndAuditTests {
         }
     }
 
+    @Test func anAdminsPasskeyRemovalIsOneEventAndAUsersOwnIsNone() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, actor in
+            func passkey(_ id: [UInt8], _ name: String) -> PasskeyCredential {
+                PasskeyCredential(
+                    credentialID: id, userHandle: Array(repeating: 1, count: 32), publicKey: [0xA5, 0x5A, 0xC3],
+                    algorithm: -7, name: name, createdAt: h.clock.authClock.now())
+            }
+            let signedUp = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let uid = try #require(signedUp.string("localId"))
+            var user = try #require(try await h.store.user(projectID: h.projectID, uid: uid))
+            user.passkeys = [passkey([0xFB, 0xFF, 1], "Phone"), passkey([2, 3], "Key"), passkey([4, 5], "Laptop")]
+            try await h.store.updateUser(user)
+
+            let removed = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "deletePasskey": ["+/8B"]],
+                token: token)
+            #expect(removed.status == 200, "\(removed.json)")
+            // The user's own removal (the client SDKs' unenroll) is no operator's change.
+            let own = try await c.post(
+                "/v1/accounts:update",
+                ["idToken": .string(try #require(signedUp.string("idToken"))), "deletePasskey": ["AgM="]])
+            #expect(own.status == 200, "\(own.json)")
+            #expect(try await h.store.user(projectID: h.projectID, uid: uid)?.passkeys.map(\.name) == ["Laptop"])
+
+            let page = try await c.admin("/hearth/v1/projects/\(h.projectID)/auditEvents", token: token, method: .get)
+            // The user's own sign-up and sign-ins may be in the log too (endUser activity, written in batches); the
+            // operators' events are exactly one.
+            let events = try #require(page["events"]?.arrayValue).filter { $0["actorKind"]?.stringValue != "endUser" }
+            #expect(events.count == 1)
+            let event = try #require(events.first)
+            #expect(event["action"]?.stringValue == "passkey.remove" && event["uid"]?.stringValue == uid)
+            #expect(event["actor"]?.stringValue == actor && event["outcome"]?.stringValue == "success")
+            #expect(event["diff"]?["before"]?["passkeys"] == ["+/8B", "AgM=", "BAU="])
+            #expect(event["diff"]?["after"]?["passkeys"] == ["AgM=", "BAU="])
+            // Credential ids only: no public key reaches the log.
+            let stored = try await h.store.auditEvents(AuditEventQuery(projectID: nil, limit: 10))
+            #expect(!stored.compactMap(\.diff).joined().contains(Base64.encode([0xA5, 0x5A, 0xC3])))
+        }
+    }
+
     @Test func theLogFiltersPagesAndKeepsTenantsApart() async throws {
         let h = try await Harness()
         try await Self.withAdmin(h) { c, token, actor in

@@ -1,7 +1,7 @@
 """The console as an operator uses it, in headless Chromium: an admin bootstrapped through the CLI's setup link
 (TOTP enrolled with pyotp), signed in, one user found among many by an e-mail prefix, disabled (their refresh fails
 with USER_DISABLED) and enabled, their claims edited (seen in the next ID token), one session and then every
-session revoked, each step found in the audit log; a form
+session revoked, each step found in the audit log; a user's passkeys listed and one removed (passkey.remove); a form
 posted from another origin and a request with another Host change nothing; axe-core finds no violation on any page
 at 360 and 1280 px. Screenshots go to $HEARTH_TEST_OUTPUT/console (a temporary directory without it), never into
 the repository."""
@@ -28,6 +28,7 @@ PROJECT = "console-test"
 ADMIN = "ops@console.test"
 PASSWORD = "a long console password"
 TARGET = "zed.target@console.test"
+PASSKEY_HOLDER = "pk-holder"
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +46,18 @@ def output():
 
 @pytest.fixture(scope="module")
 def population(server):
-    """120 imported users whose e-mails share a prefix, and one target who signed up with a password."""
+    """120 imported users whose e-mails share a prefix, one imported with two passkeys (as Hearth exports them), and
+    one target who signed up with a password."""
     users = [{"localId": f"bulk{i:03d}", "email": f"user{i:03d}@console.test"} for i in range(120)]
+    handle = base64.b64encode(bytes(32)).decode()
+    users.append({"localId": PASSKEY_HOLDER, "email": "passkeys@console.test", "passkeyInfo": [
+        {"credentialId": base64.b64encode(bytes([0xFB, 0xFF, 1])).decode(), "userHandle": handle,
+         "publicKey": base64.b64encode(b"cose-key-phone").decode(), "alg": -7, "name": "Phone <b>1</b>",
+         "backedUp": True, "createdAt": "1714557600000", "lastUsedAt": "1714644000000"},
+        {"credentialId": base64.b64encode(bytes([2, 3])).decode(), "userHandle": handle,
+         "publicKey": base64.b64encode(b"cose-key-key").decode(), "alg": -7, "name": "Security key",
+         "createdAt": "1714557660000"},
+    ]})
     path = os.path.join(server.data_dir, "users.json")
     with open(path, "w") as f:
         json.dump({"users": users}, f)
@@ -245,6 +256,37 @@ def test_find_disable_enable_claims_revoke(server, population, signed_in):
     assert made.status_code == 200, made.text
 
 
+def test_a_users_passkeys_are_listed_and_one_removed(server, population, signed_in):
+    """The user page lists the passkeys (name escaped, created, last used, backed up); Remove deletes exactly that one
+    through the admin use case, recorded in the audit log as this admin's passkey.remove."""
+    pages, _ = signed_in
+    driver = pages.driver
+    driver.get(f"{server.admin_base}/console/users/{PASSKEY_HOLDER}")
+    rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#passkeys tbody tr")]
+    assert len(rows) == 2, rows
+    assert rows[0].startswith("Phone <b>1</b> 2024-05-01T10:00:00Z 2024-05-02T10:00:00Z Yes"), rows
+    assert rows[1].startswith("Security key 2024-05-01T10:01:00Z — No"), rows
+    pages.check("user-passkeys")
+
+    pages.click("remove-passkey-AgM")
+    assert pages.text("notice") == "Passkey removed."
+    assert [row.text.split(" 2024")[0] for row in driver.find_elements(By.CSS_SELECTOR, "#passkeys tbody tr")] == [
+        "Phone <b>1</b>"]
+    driver.get(f"{server.admin_base}/console/audit?uid={PASSKEY_HOLDER}&action=passkey.remove")
+    events = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#events tbody tr")]
+    assert len(events) == 1 and ADMIN in events[0], events
+
+    # A Remove for an id the user no longer has is the admin API's refusal, and removes nothing else.
+    driver.get(f"{server.admin_base}/console/users/{PASSKEY_HOLDER}")
+    csrf = driver.find_element(By.CSS_SELECTOR, "input[name=csrf]").get_attribute("value")
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    stale = requests.post(f"{server.admin_base}/console/users/{PASSKEY_HOLDER}", cookies=cookies, timeout=10,
+                          headers={"Origin": server.admin_base},
+                          data={"csrf": csrf, "action": "removePasskey", "credentialId": "AgM="})
+    assert stale.status_code == 400 and "PASSKEY_ENROLLMENT_NOT_FOUND" in stale.text
+    assert stale.text.count("remove-passkey-") == 1
+
+
 def test_forged_posts_and_wrong_hosts_change_nothing(server, population, signed_in):
     pages, _ = signed_in
     driver = pages.driver
@@ -354,3 +396,6 @@ def test_a_viewer_sees_and_changes_nothing(server, population):
                            data={"csrf": csrf(user_page.text), "action": "disable"})
     assert refused.status_code == 403 and "Viewers can look but not change anything" in refused.text
     assert "Enabled" in session.get(f"{base}/console/users/{uid}", timeout=10).text
+    # A viewer sees a user's passkeys but no Remove.
+    holder = session.get(f"{base}/console/users/{PASSKEY_HOLDER}", timeout=10).text
+    assert 'id="passkeys"' in holder and "Phone &lt;b&gt;1&lt;/b&gt;" in holder and "remove-passkey-" not in holder

@@ -205,6 +205,8 @@ extension AuthEngine {
             case .emailSignIn: templates.emailSignIn
             case .secondFactorAdded: templates.revertSecondFactorAddition
             case .passwordChanged: templates.passwordChanged
+            // Firebase has no template for these to override.
+            case .passkeyAdded, .passkeyRemoved: nil
             }
         let rendered = EmailTemplates.render(templateKind, values: values, locale: origin.locale, override: custom)
         do {
@@ -470,11 +472,31 @@ extension AuthEngine {
             template: .passwordChanged, user: user, origin: origin)
     }
 
+    /// "Passkey added" or "passkey removed" (`passkeys`, by name) to the account's verified address, once the change is
+    /// stored, whoever made it; its link resets the password. Not sent to an unverified address, which may not be
+    /// the owner's.
+    func sendPasskeyNotice(
+        _ template: EmailTemplates.Kind, passkeys: [PasskeyCredential], user: UserRecord, origin: RequestOrigin
+    ) async {
+        guard !passkeys.isEmpty, user.emailVerified, let email = user.email else { return }
+        await sendNotice(
+            EmailActionCode(
+                codeHash: [], projectID: origin.project.projectID, kind: .passwordReset, email: email,
+                createdAt: clock.now(), expiresAt: clock.now()),
+            template: template, user: user, origin: origin, passkey: passkeys.map(\.name).joined(separator: ", "))
+    }
+
+    /// The passkeys `before` had that `after` has not, reported to the owner (a user's or an admin's removal).
+    func sendPasskeysRemovedNotice(before: UserRecord, after: UserRecord, origin: RequestOrigin) async {
+        let removed = before.passkeys.filter { old in !after.passkeys.contains { $0.credentialID == old.credentialID } }
+        await sendPasskeyNotice(.passkeyRemoved, passkeys: removed, user: after, origin: origin)
+    }
+
     /// Makes the notice's code (kind, addresses and enrollment from `model`) and sends it. Best effort: the change
     /// it reports stands even when the mail cannot be sent.
     private func sendNotice(
         _ model: EmailActionCode, template: EmailTemplates.Kind? = nil, user: UserRecord, origin: RequestOrigin,
-        secondFactor: String? = nil
+        secondFactor: String? = nil, passkey: String? = nil
     ) async {
         guard emailSender.isConfigured else { return }
         let project = origin.project
@@ -491,7 +513,7 @@ extension AuthEngine {
                 kind: model.kind, template: template, to: model.email, code: code, hash: stored.codeHash, link: link,
                 values: .init(
                     link: link, email: model.email, newEmail: model.newEmail, appName: project.email.appName,
-                    displayName: user.displayName, secondFactor: secondFactor),
+                    displayName: user.displayName, secondFactor: secondFactor, passkey: passkey),
                 origin: origin)
         } catch {
             logger.warning(

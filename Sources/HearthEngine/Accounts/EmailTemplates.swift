@@ -9,6 +9,8 @@ enum EmailTemplates {
         /// Security notices: a second factor was added (its link removes it); the password was changed (its link
         /// resets it).
         case secondFactorAdded, passwordChanged
+        /// A passkey was added to or removed from the account (its link resets the password).
+        case passkeyAdded, passkeyRemoved
     }
 
     struct Rendered: Equatable {
@@ -28,11 +30,14 @@ enum EmailTemplates {
         var displayName: String?
         /// The added factor as the notice names it: a masked phone number, or the authenticator's name.
         var secondFactor: String? = nil
+        /// The passkeys a passkey notice is about, by name.
+        var passkey: String? = nil
 
         var table: [(String, String)] {
             [
                 ("%LINK%", link), ("%EMAIL%", email), ("%NEW_EMAIL%", newEmail ?? ""), ("%APP_NAME%", appName),
                 ("%DISPLAY_NAME%", displayName ?? ""), ("%SECOND_FACTOR%", secondFactor ?? ""),
+                ("%PASSKEY%", passkey ?? ""),
             ]
         }
     }
@@ -87,6 +92,14 @@ enum EmailTemplates {
                 subject: "Your %APP_NAME% password was changed",
                 before: "The password of your %APP_NAME% account %EMAIL% was just changed. If you didn’t change it, follow this link to choose a new one.",
                 after: "If you changed it yourself, you can ignore this email."),
+            .passkeyAdded: Text(
+                subject: "A passkey was added to your %APP_NAME% account",
+                before: "A passkey (%PASSKEY%) can now sign in to your %APP_NAME% account %EMAIL%. If you didn’t add it, follow this link to choose a new password, then remove the passkey in your account settings.",
+                after: "If you added it yourself, you can ignore this email."),
+            .passkeyRemoved: Text(
+                subject: "A passkey was removed from your %APP_NAME% account",
+                before: "A passkey (%PASSKEY%) can no longer sign in to your %APP_NAME% account %EMAIL%. If you didn’t remove it, follow this link to choose a new password.",
+                after: "If you removed it yourself, you can ignore this email."),
         ],
         "ko": [
             .verifyEmail: Text(
@@ -113,6 +126,14 @@ enum EmailTemplates {
                 subject: "%APP_NAME% 비밀번호가 변경되었습니다",
                 before: "%APP_NAME% 계정 %EMAIL%의 비밀번호가 방금 변경되었습니다. 직접 변경하지 않았다면 아래 링크를 눌러 새 비밀번호를 설정하세요.",
                 after: "직접 변경했다면 이 이메일을 무시하셔도 됩니다."),
+            .passkeyAdded: Text(
+                subject: "%APP_NAME% 계정에 패스키가 추가되었습니다",
+                before: "이제 패스키(%PASSKEY%)로 %APP_NAME% 계정 %EMAIL%에 로그인할 수 있습니다. 직접 추가하지 않았다면 아래 링크를 눌러 비밀번호를 새로 설정한 뒤 계정 설정에서 패스키를 삭제하세요.",
+                after: "직접 추가했다면 이 이메일을 무시하셔도 됩니다."),
+            .passkeyRemoved: Text(
+                subject: "%APP_NAME% 계정에서 패스키가 삭제되었습니다",
+                before: "이제 패스키(%PASSKEY%)로 %APP_NAME% 계정 %EMAIL%에 로그인할 수 없습니다. 직접 삭제하지 않았다면 아래 링크를 눌러 비밀번호를 새로 설정하세요.",
+                after: "직접 삭제했다면 이 이메일을 무시하셔도 됩니다."),
         ],
         "ja": [
             .verifyEmail: Text(
@@ -140,6 +161,14 @@ enum EmailTemplates {
                 subject: "%APP_NAME% のパスワードが変更されました",
                 before: "%APP_NAME% アカウント %EMAIL% のパスワードが変更されました。心当たりがない場合は、次のリンクから新しいパスワードを設定してください。",
                 after: "ご自身で変更した場合は、このメールを無視してください。"),
+            .passkeyAdded: Text(
+                subject: "%APP_NAME% アカウントにパスキーが追加されました",
+                before: "パスキー（%PASSKEY%）で %APP_NAME% アカウント %EMAIL% にログインできるようになりました。心当たりがない場合は、このリンクから新しいパスワードを設定し、アカウント設定でパスキーを削除してください。",
+                after: "ご自身で追加した場合は、このメールを無視してください。"),
+            .passkeyRemoved: Text(
+                subject: "%APP_NAME% アカウントからパスキーが削除されました",
+                before: "パスキー（%PASSKEY%）で %APP_NAME% アカウント %EMAIL% にログインできなくなりました。心当たりがない場合は、このリンクから新しいパスワードを設定してください。",
+                after: "ご自身で削除した場合は、このメールを無視してください。"),
         ],
         "zh": [
             .verifyEmail: Text(
@@ -166,6 +195,14 @@ enum EmailTemplates {
                 subject: "您的 %APP_NAME% 密码已更改",
                 before: "您的 %APP_NAME% 账号 %EMAIL% 的密码刚刚已更改。如果不是您本人更改的，请点击以下链接设置新密码。",
                 after: "如果是您本人更改的，请忽略此电子邮件。"),
+            .passkeyAdded: Text(
+                subject: "您的 %APP_NAME% 账号添加了通行密钥",
+                before: "通行密钥（%PASSKEY%）现在可以登录您的 %APP_NAME% 账号 %EMAIL%。如果这不是您添加的，请点击此链接设置新密码，然后在账号设置中移除该通行密钥。",
+                after: "如果是您本人添加的，请忽略此电子邮件。"),
+            .passkeyRemoved: Text(
+                subject: "您的 %APP_NAME% 账号移除了通行密钥",
+                before: "通行密钥（%PASSKEY%）已无法登录您的 %APP_NAME% 账号 %EMAIL%。如果这不是您移除的，请点击此链接设置新密码。",
+                after: "如果是您本人移除的，请忽略此电子邮件。"),
         ],
         "zh-tw": [
             .verifyEmail: Text(
@@ -192,6 +229,14 @@ enum EmailTemplates {
                 subject: "您的 %APP_NAME% 密碼已變更",
                 before: "您的 %APP_NAME% 帳戶 %EMAIL% 的密碼剛剛已變更。如果不是您本人變更的，請點選以下連結設定新密碼。",
                 after: "如果是您本人變更的，請忽略這封電子郵件。"),
+            .passkeyAdded: Text(
+                subject: "您的 %APP_NAME% 帳戶新增了密碼金鑰",
+                before: "密碼金鑰（%PASSKEY%）現在可以登入您的 %APP_NAME% 帳戶 %EMAIL%。如果這不是您新增的，請點選此連結設定新密碼，然後在帳戶設定中移除該密碼金鑰。",
+                after: "如果是您本人新增的，請忽略這封電子郵件。"),
+            .passkeyRemoved: Text(
+                subject: "您的 %APP_NAME% 帳戶移除了密碼金鑰",
+                before: "密碼金鑰（%PASSKEY%）已無法登入您的 %APP_NAME% 帳戶 %EMAIL%。如果這不是您移除的，請點選此連結設定新密碼。",
+                after: "如果是您本人移除的，請忽略這封電子郵件。"),
         ],
         "fr": [
             .verifyEmail: Text(
@@ -223,6 +268,14 @@ enum EmailTemplates {
                 subject: "Le mot de passe de votre compte %APP_NAME% a été modifié",
                 before: "Le mot de passe de votre compte %APP_NAME% %EMAIL% vient d’être modifié. Si vous ne l’avez pas modifié, suivez ce lien pour en choisir un nouveau.",
                 after: "Si vous l’avez modifié vous-même, vous pouvez ignorer cet e-mail."),
+            .passkeyAdded: Text(
+                subject: "Une clé d'accès a été ajoutée à votre compte %APP_NAME%",
+                before: "Une clé d'accès (%PASSKEY%) permet désormais de vous connecter à votre compte %APP_NAME% %EMAIL%. Si vous ne l'avez pas ajoutée, suivez ce lien pour choisir un nouveau mot de passe, puis supprimez la clé d'accès dans les paramètres de votre compte.",
+                after: "Si vous l'avez ajoutée vous-même, vous pouvez ignorer cet e-mail."),
+            .passkeyRemoved: Text(
+                subject: "Une clé d'accès a été supprimée de votre compte %APP_NAME%",
+                before: "Une clé d'accès (%PASSKEY%) ne permet plus de vous connecter à votre compte %APP_NAME% %EMAIL%. Si vous ne l'avez pas supprimée, suivez ce lien pour choisir un nouveau mot de passe.",
+                after: "Si vous l'avez supprimée vous-même, vous pouvez ignorer cet e-mail."),
         ],
         "de": [
             .verifyEmail: Text(
@@ -254,6 +307,14 @@ enum EmailTemplates {
                 subject: "Ihr %APP_NAME%-Passwort wurde geändert",
                 before: "Das Passwort Ihres %APP_NAME%-Kontos %EMAIL% wurde soeben geändert. Falls Sie es nicht geändert haben, wählen Sie über diesen Link ein neues.",
                 after: "Falls Sie es selbst geändert haben, können Sie diese E-Mail ignorieren."),
+            .passkeyAdded: Text(
+                subject: "Ihrem %APP_NAME%-Konto wurde ein Passkey hinzugefügt",
+                before: "Mit einem Passkey (%PASSKEY%) kann man sich jetzt bei Ihrem %APP_NAME%-Konto %EMAIL% anmelden. Wenn Sie ihn nicht hinzugefügt haben, folgen Sie diesem Link, um ein neues Passwort festzulegen, und entfernen Sie den Passkey dann in Ihren Kontoeinstellungen.",
+                after: "Wenn Sie ihn selbst hinzugefügt haben, können Sie diese E-Mail ignorieren."),
+            .passkeyRemoved: Text(
+                subject: "Aus Ihrem %APP_NAME%-Konto wurde ein Passkey entfernt",
+                before: "Mit dem Passkey (%PASSKEY%) kann man sich nicht mehr bei Ihrem %APP_NAME%-Konto %EMAIL% anmelden. Wenn Sie ihn nicht entfernt haben, folgen Sie diesem Link, um ein neues Passwort festzulegen.",
+                after: "Wenn Sie ihn selbst entfernt haben, können Sie diese E-Mail ignorieren."),
         ],
         "es": [
             .verifyEmail: Text(
@@ -285,6 +346,14 @@ enum EmailTemplates {
                 subject: "Se cambió la contraseña de tu cuenta de %APP_NAME%",
                 before: "La contraseña de tu cuenta de %APP_NAME% %EMAIL% acaba de cambiar. Si no la cambiaste tú, sigue este enlace para elegir una nueva.",
                 after: "Si la cambiaste tú, puedes ignorar este correo."),
+            .passkeyAdded: Text(
+                subject: "Se añadió una llave de acceso a tu cuenta de %APP_NAME%",
+                before: "Una llave de acceso (%PASSKEY%) ya puede iniciar sesión en tu cuenta de %APP_NAME% %EMAIL%. Si no la añadiste tú, sigue este enlace para elegir una contraseña nueva y quita la llave de acceso en la configuración de tu cuenta.",
+                after: "Si la añadiste tú, puedes ignorar este correo."),
+            .passkeyRemoved: Text(
+                subject: "Se quitó una llave de acceso de tu cuenta de %APP_NAME%",
+                before: "Una llave de acceso (%PASSKEY%) ya no puede iniciar sesión en tu cuenta de %APP_NAME% %EMAIL%. Si no la quitaste tú, sigue este enlace para elegir una contraseña nueva.",
+                after: "Si la quitaste tú, puedes ignorar este correo."),
         ],
     ]
 

@@ -141,6 +141,7 @@ extension AuthEngine {
             return current
         }
         logger.info("passkey enrolled", metadata: ["uid": "\(user.uid)", "aaguid": "\(hex(passkey.aaguid))"])
+        await sendPasskeyNotice(.passkeyAdded, passkeys: [passkey], user: updated, origin: origin)
         let tokens = try await startSession(for: updated, provider: Self.passkeyProvider, origin: origin, signIn: false)
         return AccountResult(user: updated, tokens: tokens, isNewUser: false)
     }

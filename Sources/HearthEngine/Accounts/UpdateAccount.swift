@@ -80,6 +80,7 @@ extension AuthEngine {
         if let name = request.displayName { user.displayName = name.isEmpty ? nil : name }
         if let photo = request.photoURL { user.photoURL = photo.isEmpty ? nil : photo }
         user.delete(attributes: request.deleteAttributes, providers: request.deleteProviders)
+        let beforePasskeys = user
         try user.deletePasskeys(request.deletePasskeys, emulator: origin.emulator)
 
         var tokens: SessionTokens?
@@ -101,6 +102,7 @@ extension AuthEngine {
         {
             await sendPasswordChangedNotice(to: address, user: user, origin: origin)
         }
+        await sendPasskeysRemovedNotice(before: beforePasskeys, after: user, origin: origin)
         if changesCredentials || request.endsSessions {
             logger.info(
                 changesCredentials ? "credentials changed; earlier sessions ended" : "sessions ended at the user's request",

@@ -151,6 +151,7 @@ extension AuthEngine {
     public func adminUpdateUser(_ r: AdminUpdateRequest, origin: RequestOrigin) async throws -> UserRecord {
         try await audited(Self.auditAction(of: r), scope: origin.project.projectID, targetUID: r.localID) { change in
             let (before, after) = try await updateUser(r, origin: origin)
+            await sendPasskeysRemovedNotice(before: before, after: after, origin: origin)
             change.before = AuditRedaction.snapshot(of: before)
             change.after = AuditRedaction.snapshot(of: after)
             if change.action == "mfa.remove", after.mfaEnrollments.count >= before.mfaEnrollments.count {
@@ -161,22 +162,25 @@ extension AuthEngine {
     }
 
     /// The audit log's name for an admin update: the specific action when the request changes only that
-    /// (the Admin SDKs' `setCustomUserClaims`, `revokeRefreshTokens`, disabling, removing factors), else `user.update`.
+    /// (the Admin SDKs' `setCustomUserClaims`, `revokeRefreshTokens`, disabling, removing factors or passkeys), else
+    /// `user.update`.
     static func auditAction(of r: AdminUpdateRequest) -> String {
         let onlyClaims = r.customAttributes != nil
         let onlyValidSince = r.validSince != nil
         let onlyDisabled = r.disabled != nil
         let onlyMFA = r.mfaEnrollments != nil
+        let onlyPasskeys = !r.deletePasskeys.isEmpty
         let changes = [
             r.email != nil, r.password != nil, r.displayName != nil, r.photoURL != nil, r.phoneNumber != nil,
             r.emailVerified != nil, onlyDisabled, onlyClaims, onlyValidSince, !r.deleteAttributes.isEmpty,
-            !r.deleteProviders.isEmpty, r.linkProvider != nil, onlyMFA,
+            !r.deleteProviders.isEmpty, r.linkProvider != nil, onlyMFA, onlyPasskeys,
         ].filter { $0 }.count
         guard changes == 1 else { return "user.update" }
         if onlyClaims { return "user.claims" }
         if onlyValidSince { return "sessions.revoke" }
         if let disabled = r.disabled { return disabled ? "user.disable" : "user.enable" }
         if onlyMFA { return "mfa.remove" }
+        if onlyPasskeys { return "passkey.remove" }
         return "user.update"
     }
 

@@ -7,7 +7,8 @@ import HearthCore
 enum AuditRedaction {
     static let marker: JSONValue = "[redacted]"
 
-    /// A user as the audit log shows it. A password is shown only as having changed (its update time).
+    /// A user as the audit log shows it. A password is shown only as having changed (its update time); a passkey by
+    /// its credential id (standard base64, as the admin API lists it), never its public key.
     static func snapshot(of user: UserRecord) -> JSONValue {
         var fields: [String: JSONValue] = [
             "uid": .string(user.uid), "emailVerified": .bool(user.emailVerified), "disabled": .bool(user.disabled),
@@ -20,6 +21,8 @@ enum AuditRedaction {
                     case .totp: .string("totp:\(enrollment.id)")
                     }
                 }),
+            // Sorted: the stores load passkeys in different orders, and an order is no change.
+            "passkeys": .array(user.passkeys.map { Base64.encode($0.credentialID) }.sorted().map(JSONValue.string)),
         ]
         fields["email"] = user.email.map(JSONValue.string)
         fields["displayName"] = user.displayName.map(JSONValue.string)
