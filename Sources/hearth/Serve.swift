@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long,
         help:
-            "Port of the operator's listener (/healthz, /readyz, /metrics); default: the API port + 1 (0 with --port 0: any free port). Env: HEARTH_ADMIN_PORT."
+            "Port of the operator's listener (/healthz, /readyz, /metrics, the console at /console/); default: the API port + 1 (0 with --port 0: any free port). Env: HEARTH_ADMIN_PORT."
     )
     var adminPort: Int?
 
