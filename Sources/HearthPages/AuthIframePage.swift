@@ -33,14 +33,12 @@ struct AuthIframePage: Sendable {
             <script nonce="\(nonce)">\(Self.script)</script>
             <script nonce="\(nonce)" src="https://apis.google.com/js/api.js?onload=hearthGapiLoaded"></script>
             """
-        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         // Google's script and what it loads, nothing else.
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; script-src 'nonce-\(nonce)' https://apis.google.com; frame-src https://*.google.com; "
-            + "connect-src https://*.google.com; base-uri 'none'"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return PageLayout.response(
+            .ok, html,
+            contentSecurityPolicy: "default-src 'none'; script-src 'nonce-\(nonce)' https://apis.google.com; "
+                + "frame-src https://*.google.com; connect-src https://*.google.com; base-uri 'none'",
+            referrerPolicy: "no-referrer", framed: true)
     }
 
     static let script = """

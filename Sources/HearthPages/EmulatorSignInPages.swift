@@ -75,13 +75,11 @@ public struct EmulatorSignInPages: Sendable {
             <script type="application/json" id="account-data">\(data)</script>
             <script nonce="\(nonce)">\(Self.handlerScript)</script></body></html>
             """
-        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'unsafe-inline'; img-src https: data:; "
-            + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return PageLayout.response(
+            .ok, html,
+            contentSecurityPolicy: "default-src 'none'; script-src 'nonce-\(nonce)'; style-src 'unsafe-inline'; "
+                + "img-src https: data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            referrerPolicy: "no-referrer")
     }
 
     /// The handler's script: the auth event as the web SDK reads it (`urlResponse` is what it presents to
@@ -179,11 +177,11 @@ public struct EmulatorSignInPages: Sendable {
             </script>
             <script nonce="\(nonce)" src="https://apis.google.com/js/api.js?onload=hearthGapiLoaded"></script>
             """
-        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"]
         // Embedded by any app (the emulator serves any origin); Google's script and what it loads, nothing else.
-        headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'none'; script-src 'nonce-\(nonce)' https://apis.google.com; frame-src https://*.google.com; "
-            + "connect-src https://*.google.com; base-uri 'none'"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+        return PageLayout.response(
+            .ok, html,
+            contentSecurityPolicy: "default-src 'none'; script-src 'nonce-\(nonce)' https://apis.google.com; "
+                + "frame-src https://*.google.com; connect-src https://*.google.com; base-uri 'none'",
+            referrerPolicy: nil, framed: true)
     }
 }

@@ -30,19 +30,22 @@ enum PageLayout {
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+    /// An HTML page with the pages' security headers. `framed` is for the pages the web SDK embeds (its auth
+    /// iframes), which must not refuse framing; every other page does.
     static func response(
         _ status: HTTPResponse.Status, _ html: String, setCookie: String? = nil,
-        contentSecurityPolicy: String = PageLayout.contentSecurityPolicy
+        contentSecurityPolicy: String = PageLayout.contentSecurityPolicy,
+        // Not no-referrer by default: browsers then send `Origin: null` on the form POST. same-origin still keeps
+        // the code in the URL from every other site (the continue link).
+        referrerPolicy: String? = "same-origin", framed: Bool = false
     ) -> Response {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8",
             .cacheControl: "no-store",
         ]
         headers[HTTPField.Name("Content-Security-Policy")!] = contentSecurityPolicy
-        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-        // Not no-referrer: browsers then send `Origin: null` on the form POST. same-origin still keeps the code
-        // in the URL from every other site (the continue link).
-        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        if !framed { headers[HTTPField.Name("X-Frame-Options")!] = "DENY" }
+        if let referrerPolicy { headers[HTTPField.Name("Referrer-Policy")!] = referrerPolicy }
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         if let setCookie { headers[.setCookie] = setCookie }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
