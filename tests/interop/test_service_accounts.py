@@ -30,10 +30,11 @@ def test_google_auth_obtains_an_access_token_that_admin_routes_accept(hearth):
     created = requests.post(f"{hearth.base}/v1/projects/{PROJECT}/accounts", json={"email": "sa@example.com"},
                             headers=bearer(creds), timeout=10)
     assert created.status_code == 200, created.text
-    listed = requests.get(f"{hearth.base}/v1/projects/{PROJECT}/accounts:batchGet", params={"maxResults": 10},
-                          headers=bearer(creds), timeout=10)
-    assert listed.status_code == 200
-    assert "sa@example.com" in [u.get("email") for u in listed.json()["users"]]
+    # Read back by its id: a page of batchGet (ordered by random localIds) need not hold it.
+    looked_up = requests.post(f"{hearth.base}/v1/projects/{PROJECT}/accounts:lookup",
+                              json={"localId": [created.json()["localId"]]}, headers=bearer(creds), timeout=10)
+    assert looked_up.status_code == 200, looked_up.text
+    assert [u.get("email") for u in looked_up.json()["users"]] == ["sa@example.com"]
 
 
 def test_a_self_signed_jwt_for_identity_toolkit_is_accepted_as_jwt_access(hearth):
