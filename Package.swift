@@ -138,6 +138,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         // Server-rendered pages (the e-mail action handler) over the same engine use cases as the JSON routes.

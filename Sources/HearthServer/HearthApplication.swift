@@ -17,33 +17,23 @@ public enum HearthApplication {
         pages: (Router<HearthRequestContext>) -> Void = { _ in }
     ) -> Router<HearthRequestContext> {
         let router = Router(context: HearthRequestContext.self)
-        // Outermost, so every log line of the request, and its answer, carry its id.
-        router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: HTTPHygieneMiddleware())
-        router.add(middleware: ClientAddressMiddleware(trusted: http.trustedNetworks))
-        // Every request at debug level (HEARTH_LOG_LEVEL=debug); account events are logged at info by the engine.
-        router.add(middleware: LogRequestsMiddleware(.debug))
-        // Requests by route and status, with latencies, for the operator's /metrics.
-        router.add(middleware: MetricsMiddleware())
-        // Outside the error envelope, so error answers carry Access-Control-Allow-Origin as successes do.
-        router.add(middleware: FirebaseCORSMiddleware())
-        router.add(middleware: ErrorEnvelopeMiddleware())
+        router.add(middleware: HTTPFront(trustedProxies: http.trustedNetworks))
         AuthRoutes(engine: engine).register(on: router)
         OAuthRoutes(engine: engine).register(on: router)
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
         if engine.isEmulator { EmulatorRoutes(engine: engine).register(on: router) }
         pages(router)
-        router.get("/") { _, _ in
-            // What the Firebase Auth Emulator answers, so tools that wait for it to be ready work unchanged.
+        // What the Firebase Auth Emulator answers, so tools that wait for it to be ready work unchanged.
+        let root = WireResponse.json(
             engine.isEmulator
-                ? WireResponse.json([
+                ? [
                     "authEmulator": [
                         "ready": true, "docs": "https://firebase.google.com/docs/emulator-suite",
                         "apiSpec": "/emulator/openapi.json",
                     ], "service": "hearth",
-                ])
-                : WireResponse.json(["service": "hearth", "status": "ok"])
-        }
+                ]
+                : ["service": "hearth", "status": "ok"])
+        router.get("/") { _, _ in root }
         return router
     }
 

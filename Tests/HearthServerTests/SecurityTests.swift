@@ -157,14 +157,14 @@ struct ClientAddressTests {
     @Test func forwardingHeadersCountOnlyFromATrustedPeer() throws {
         let trusted = [try #require(IPNetwork("10.0.0.0/8"))]
         let spoofed = headers([("X-Forwarded-For", "1.2.3.4")])
-        #expect(ClientAddressMiddleware.client(peer: "203.0.113.9", headers: spoofed, trusted: trusted) == "203.0.113.9")
-        #expect(ClientAddressMiddleware.client(peer: "10.0.0.2", headers: spoofed, trusted: trusted) == "1.2.3.4")
+        #expect(ClientAddress.client(peer: "203.0.113.9", headers: spoofed, trusted: trusted) == "203.0.113.9")
+        #expect(ClientAddress.client(peer: "10.0.0.2", headers: spoofed, trusted: trusted) == "1.2.3.4")
         // The client wrote the left entry itself; the proxy appended the address it saw.
         let chain = headers([("X-Forwarded-For", "6.6.6.6, 198.51.100.7, 10.0.0.5")])
-        #expect(ClientAddressMiddleware.client(peer: "10.0.0.2", headers: chain, trusted: trusted) == "198.51.100.7")
+        #expect(ClientAddress.client(peer: "10.0.0.2", headers: chain, trusted: trusted) == "198.51.100.7")
         let forwarded = headers([("Forwarded", "for=192.0.2.60;proto=https, for=\"[2001:db8::17]:4711\"")])
-        #expect(ClientAddressMiddleware.client(peer: "10.0.0.2", headers: forwarded, trusted: trusted) == "2001:db8::17")
+        #expect(ClientAddress.client(peer: "10.0.0.2", headers: forwarded, trusted: trusted) == "2001:db8::17")
         let garbage = headers([("X-Forwarded-For", "unknown")])
-        #expect(ClientAddressMiddleware.client(peer: "10.0.0.2", headers: garbage, trusted: trusted) == "10.0.0.2")
+        #expect(ClientAddress.client(peer: "10.0.0.2", headers: garbage, trusted: trusted) == "10.0.0.2")
     }
 }

@@ -1,28 +1,13 @@
 import Foundation
 import HTTPTypes
-import Hummingbird
 
 /// Decides the client's IP address, which abuse limits count by. Without trusted proxies it is the socket's peer
 /// and forwarding headers are ignored (anyone can send them). When the peer is a trusted proxy, the client is the
 /// right-most address in `X-Forwarded-For` (or, without that header, `Forwarded: for=`) that is not itself a
 /// trusted proxy: entries further left were written by whoever the nearest untrusted hop was, so cannot be believed.
-public struct ClientAddressMiddleware: RouterMiddleware {
-    public typealias Context = HearthRequestContext
-    let trusted: [IPNetwork]
-
-    public init(trusted: [IPNetwork]) { self.trusted = trusted }
-
+public enum ClientAddress {
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let forwarded = HTTPField.Name("Forwarded")!
-
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        guard !trusted.isEmpty else { return try await next(request, context) }
-        var context = context
-        context.clientIP = Self.client(peer: context.clientIP, headers: request.headers, trusted: trusted)
-        return try await next(request, context)
-    }
 
     public static func client(peer: String?, headers: HTTPFields, trusted: [IPNetwork]) -> String? {
         guard let peer, trusted.contains(where: { $0.contains(peer) }) else { return peer }

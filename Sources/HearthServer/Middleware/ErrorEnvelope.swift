@@ -6,21 +6,15 @@ import Logging
 /// Turns every error into Firebase's envelope. An `AuthError` is the client's doing (4xx); an unreachable
 /// database (`StoreUnavailable`) is a passing outage, answered 503 UNAVAILABLE so clients retry;
 /// anything else is a Hearth bug, logged and answered 500 without internals.
-struct ErrorEnvelopeMiddleware: RouterMiddleware {
-    typealias Context = HearthRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as AuthError {
+enum ErrorEnvelope {
+    static func response(for error: any Error, path: String, logger: Logger) -> Response {
+        switch error {
+        case let error as AuthError:
             return WireResponse.error(error)
-        } catch let error as StoreUnavailable {
-            context.logger.warning(
-                "database unavailable", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+        case let error as StoreUnavailable:
+            logger.warning("database unavailable", metadata: ["error": "\(error)", "path": "\(path)"])
             return WireResponse.error(AuthError(.unavailable, "The service is currently unavailable."))
-        } catch let error as HTTPError {
+        case let error as HTTPError:
             switch error.status {
             case .notFound: return WireResponse.error(AuthError(.notFound, "Not Found"))
             case .contentTooLarge: return WireResponse.error(AuthError(.payloadTooLarge, "Request payload too large."))
@@ -29,11 +23,11 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
                 if (400..<500).contains(error.status.code) {
                     return WireResponse.error(AuthError(.invalidArgument, error.body ?? error.status.reasonPhrase))
                 }
-                context.logger.error("internal error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+                logger.error("internal error", metadata: ["error": "\(error)", "path": "\(path)"])
                 return WireResponse.error(AuthError(.internalError))
             }
-        } catch {
-            context.logger.error("internal error", metadata: ["error": "\(error)", "path": "\(request.uri.path)"])
+        default:
+            logger.error("internal error", metadata: ["error": "\(error)", "path": "\(path)"])
             return WireResponse.error(AuthError(.internalError))
         }
     }
