@@ -199,7 +199,7 @@ let package = Package(
             linkerSettings: [
                 .unsafeFlags(
                     [
-                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+                        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-static-stdlib", "-l_FoundationICU", "-l_FoundationCollections", "-l_FoundationCShims", "-lCoreFoundation", "-lswiftDispatch",
                         "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/hearth.order",
                         "-Xlinker", "--no-warn-symbol-ordering",
                     ],
