@@ -166,6 +166,8 @@ public struct AuthRoutes: Sendable {
         }
     }
 
+    static let firebaseLocale = HTTPField.Name("X-Firebase-Locale")!
+
     /// A project-scoped path and the same path under one of the project's tenants (`/tenants/{tenant}`).
     static func scoped(_ path: String) -> [RouterPath] {
         [RouterPath(path), RouterPath(path.replacingOccurrences(of: "{project}", with: "{project}/tenants/{tenant}"))]
@@ -182,7 +184,7 @@ public struct AuthRoutes: Sendable {
         let wire = try await WireRequest.decode(request, context: context)
         let pathProject = hasProject ? try context.parameters.require("project") : nil
         let pathTenant = context.parameters.get("tenant")
-        let locale = wire.headers[HTTPField.Name("X-Firebase-Locale")!]
+        let locale = wire.headers[Self.firebaseLocale]
         // Only a bearer credential makes an admin request; another scheme (Basic…) is ignored, as Google ignores it.
         if let authorization = wire.headers[.authorization], authorization.lowercased().hasPrefix("bearer") {
             let (keyProject, actor) = try await adminAuthenticator.admin(

@@ -44,17 +44,19 @@ public struct WireRequest: Sendable {
             fields = try parseJSONObject([UInt8](bytes))
         }
         let body = fields
-        for item in request.uri.queryParameters where item.key != "key" {
+        let query = request.uri.queryParameters  // parsed on each access: once here
+        for item in query where item.key != "key" {
             let key = camelCase(String(item.key))
             // Query strings end up in proxy and access logs: a POST's credentials count only from its body.
             if request.method != .get && credentialFields.contains(key) { continue }
             if fields[key] == nil { fields[key] = .string(String(item.value)) }
         }
-        let apiKey =
-            request.uri.queryParameters["key"].map(String.init) ?? request.headers[HTTPField.Name("x-goog-api-key")!]
+        let apiKey = query["key"].map(String.init) ?? request.headers[googleAPIKey]
         return WireRequest(
             fields: fields, body: body, apiKey: apiKey, headers: request.headers, clientIP: context.clientIP)
     }
+
+    static let googleAPIKey = HTTPField.Name("x-goog-api-key")!
 
     /// Fields that prove who the caller is; never read from a POST's query string.
     static let credentialFields: Set<String> = [
