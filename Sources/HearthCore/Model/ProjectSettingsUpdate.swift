@@ -143,6 +143,11 @@ extension ProjectConfig {
             guard domains.count == items.count else {
                 throw AuthError(.invalidConfig, "authorizedDomains is a list of strings")
             }
+            // A host as a browser's address bar holds it (`example.com`, `localhost`, `127.0.0.1`): a URL, a port
+            // or a path would never equal a redirect's host, so it is refused rather than kept as a dead entry.
+            if let bad = domains.first(where: { $0.contains("%") || BrowserURL.parseHost(Substring($0)) == nil }) {
+                throw AuthError(.invalidConfig, "authorizedDomains: \(bad) is not a domain name, such as example.com")
+            }
             config.authorizedDomains = domains
         }
         if let mfa = get("mfa"), mfa != .null {
