@@ -64,6 +64,9 @@ public struct Console: Sendable {
         router.post("/console/users/:uid") { request, context in
             await page(request, context, signedIn: true) { try await users.act($0, uid: context.parameters.get("uid") ?? "") }
         }
+        let settingsPages = ConsoleSettingsPages(console: self)
+        router.get("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.show) }
+        router.post("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.save) }
     }
 
     /// What a handler answers: a page, or a redirect to another console path.
