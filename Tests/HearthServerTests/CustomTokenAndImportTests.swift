@@ -354,6 +354,12 @@ struct ProjectConfigAPITests {
                 #expect(refused.status == 400 && refused.errorCode == "INVALID_CONFIG", "\(bad): \(refused.json)")
             }
             #expect(h.engine.projects.config(h.projectID)?.authorizedDomains == ["app.example.com", "localhost", "127.0.0.1"])
+            // The rule is for updates: a document stored before it still loads, whole.
+            try await h.store.saveProjectSettings(
+                projectID: h.projectID, settings: #"{"authorizedDomains":["https://old.example"]}"#, at: Date())
+            let registry = ProjectRegistry(defaultProjectID: h.projectID, projects: [ProjectConfig(projectID: h.projectID)])
+            #expect(try await registry.load(from: h.store).isEmpty)
+            #expect(registry.config(h.projectID)?.authorizedDomains == ["https://old.example"])
         }
     }
 
