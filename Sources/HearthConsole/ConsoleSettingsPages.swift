@@ -186,7 +186,7 @@ struct ConsoleSettingsPages: Sendable {
             return heading + """
                 <form method="post" action="/console/settings" aria-labelledby="\(id)">\(hidden("csrf", visit.csrf))\(hidden("section", sectionName(id)))\(hidden("tenant", tenantID ?? ""))
                 \(fields)
-                <button type="submit" id="save-\(id)">\(button)</button></form>
+                <p><button type="submit" id="save-\(id)">\(button)</button></p></form>
                 """
         }
         func check(_ name: String, _ label: String, _ on: Bool, id: String? = nil) -> HTML {
@@ -247,7 +247,7 @@ struct ConsoleSettingsPages: Sendable {
                 <h3 id="provider-\(slug)">\(id)</h3>
                 <form method="post" action="/console/settings" aria-labelledby="provider-\(slug)">\(hidden("csrf", visit.csrf))\(hidden("section", "provider"))\(hidden("tenant", tenantID ?? ""))\(hidden("providerId", id))
                 \(fields)
-                <button type="submit" id="save-provider-\(slug)">Save \(id)</button></form>
+                <p><button type="submit" id="save-provider-\(slug)">Save \(id)</button></p></form>
                 """
         }
         sections.append(
