@@ -19,28 +19,14 @@ struct ConsoleSettingsPages: Sendable {
         "blocking": "Blocking functions saved.", "testEmail": "Test e-mail sent.",
     ]
 
-    /// The scope a visit names: the project, or `tenant` (TENANT_NOT_FOUND, 404, for one the project does not have).
-    func origin(_ visit: ConsoleVisit) throws -> RequestOrigin {
-        var origin = try console.origin(visit)
-        let tenant = visit.field("tenant")
-        guard !tenant.isEmpty else { return origin }
-        let key = TenantScope.key(project: origin.project.firebaseProjectID, tenant: tenant)
-        // Never `projects.tenant(_:of:)`, which in emulator mode makes a tenant of any name it is asked for.
-        guard let config = engine.projects.config(key), config.tenant != nil else {
-            throw AuthError(.tenantNotFound, "There is no tenant \(tenant) in this project.")
-        }
-        origin.project = config
-        return origin
-    }
-
     func show(_ visit: ConsoleVisit) async throws -> Console.Answer {
-        let origin = try origin(visit)
+        let origin = try console.scope(visit)
         let notice = Self.notices[visit.field("done")].map { HTML("<p class=\"notice\" role=\"status\" id=\"notice\">\($0)</p>") } ?? ""
         return try render(visit, origin, message: notice, status: .ok)
     }
 
     func save(_ visit: ConsoleVisit) async throws -> Console.Answer {
-        let origin = try origin(visit)
+        let origin = try console.scope(visit)
         let section = visit.field("section")
         do {
             if section == "provider", !visit.field("clientSecret").isEmpty {
@@ -48,8 +34,7 @@ struct ConsoleSettingsPages: Sendable {
                 try await ConsoleUserPages(console: console).confirmCode(visit)
             }
             try await console.asAdmin(visit) { try await apply(section, visit, origin) }
-            let tenant = origin.project.tenantID.map { "tenant=\(ConsoleUserPages.percentEncoded($0))&" } ?? ""
-            return .redirect("/console/settings?\(tenant)done=\(ConsoleUserPages.percentEncoded(section))")
+            return .redirect("/console/settings?\(Console.tenantQuery(origin))done=\(ConsoleUserPages.percentEncoded(section))")
         } catch let error as AuthError {
             let status =
                 error.code == .tooManyAttemptsTryLater
@@ -355,20 +340,13 @@ struct ConsoleSettingsPages: Sendable {
         }
     }
 
-    /// A select of the project's tenants (the admin API's tenant list) that shows one tenant's settings.
+    /// A select of the project's tenants that shows one tenant's settings; nothing when there are none.
     func tenantPicker(_ visit: ConsoleVisit, selected: String?) throws -> HTML {
-        let listed = try engine.listTenants(pageSize: AuthEngine.maxTenantPageSize, pageToken: nil, origin: try console.origin(visit))
-        let tenants = listed["tenants"]?.arrayValue ?? []
+        let tenants = try console.tenants(visit)
         guard !tenants.isEmpty else { return "" }
-        let options: [HTML] = tenants.compactMap { tenant in
-            guard let id = tenant["tenantId"]?.stringValue else { return nil }
-            let name = tenant["displayName"]?.stringValue.map { "\($0) (\(id))" } ?? id
-            return "<option value=\"\(id)\"\(id == selected ? HTML(" selected") : "")>\(name)</option>"
-        }
         return """
             <form method="get" action="/console/settings" role="search" aria-label="Tenant">
-            <label for="tenant">Show the settings of</label><select id="tenant" name="tenant">
-            <option value=""\(selected == nil ? HTML(" selected") : "")>The project</option>\(options)</select>
+            <label for="tenant">Show the settings of</label><select id="tenant" name="tenant">\(Console.tenantOptions(tenants, selected: selected))</select>
             <button type="submit" id="show-tenant">Show</button></form>
             """
     }

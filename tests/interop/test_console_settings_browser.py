@@ -74,7 +74,8 @@ def api(server):
     creds.refresh(google_requests.Request())
 
     def call(method, path, body=None, **params):
-        return requests.request(method, f"{server.base}/v2/projects/{PROJECT}{path}", json=body, params=params,
+        base = server.base if path.startswith("/v1/") else f"{server.base}/v2/projects/{PROJECT}"
+        return requests.request(method, base + path, json=body, params=params,
                                 headers={"Authorization": f"Bearer {creds.token}"}, timeout=10)
     return call
 
@@ -206,6 +207,38 @@ def test_a_tenants_settings_through_the_picker(server, signed_in, api):
     unknown = requests.get(f"{server.admin_base}/console/settings", params={"tenant": "no-such-tenant"},
                            cookies=cookies, timeout=10)
     assert unknown.status_code == 404 and "TENANT_NOT_FOUND" in unknown.text
+
+
+def test_a_tenants_users_through_the_picker(server, signed_in, api):
+    """The Users page's picker searches a tenant's users; their page's actions act in that tenant."""
+    pages, _ = signed_in
+    driver = pages.driver
+    tenant = api("POST", "/tenants", {"displayName": "users-shop"}).json()["tenantId"]
+    accounts = f"/v1/projects/{PROJECT}/tenants/{tenant}/accounts"
+    made = api("POST", accounts, {"email": "tenant.user@settings.test", "password": "tenant-password-1"})
+    assert made.status_code == 200, made.text
+    uid = made.json()["localId"]
+
+    driver.get(f"{server.admin_base}/console/users")
+    pages.fill("q", "tenant.user")
+    pages.click("search")
+    assert driver.find_elements(By.CSS_SELECTOR, "#users tbody tr") == []
+    Select(driver.find_element(By.ID, "tenant")).select_by_value(tenant)
+    pages.click("search")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#users tbody tr")
+    assert len(rows) == 1 and "tenant.user@settings.test" in rows[0].text
+    pages.check("users-tenant")
+    driver.find_element(By.LINK_TEXT, uid).click()
+    assert driver.current_url.endswith(f"/console/users/{uid}?tenant={tenant}")
+    pages.click("disable")
+    assert pages.text("notice").startswith("Account disabled") and pages.text("status") == "Disabled"
+    looked_up = api("POST", f"{accounts}:lookup", {"localId": [uid]}).json()["users"][0]
+    assert looked_up["disabled"] is True
+
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    # The same uid is no user of the project's own pool.
+    project_page = requests.get(f"{server.admin_base}/console/users/{uid}", cookies=cookies, timeout=10)
+    assert project_page.status_code == 400 and "USER_NOT_FOUND" in project_page.text
 
 
 def test_a_provider_secret_is_write_only_and_needs_the_code(server, signed_in, api):
