@@ -283,7 +283,7 @@ struct ConsoleUserPages: Sendable {
             \(sessions.isEmpty ? HTML("<p class=\"muted\">No live sessions.</p>") : "<div class=\"table\"><table id=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">Provider</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\">Address</th><th scope=\"col\">User agent</th><th scope=\"col\">Action</th></tr></thead><tbody>\(sessions)</tbody></table></div>")
             <h2>History</h2>
             \(history.isEmpty ? HTML("<p class=\"muted\">Nothing recorded yet.</p>") : "<div class=\"table\">\(ConsoleAuditPages.table(history, id: "history"))</div>")
-            <p><a href="/console/audit?uid=\(Self.percentEncoded(user.uid))">All of this user's events in the audit log</a></p>
+            <p><a href="/console/audit?uid=\(Self.percentEncoded(user.uid))\(visit.field("tenant").isEmpty ? "" : "&tenant=\(Self.percentEncoded(visit.field("tenant")))")">All of this user's events in the audit log</a></p>
             <h2>Actions</h2>
             <div class="actions">
             \(user.disabled ? form("enable", "", button: "Enable account", id: "enable") : form("disable", "", button: "Disable account", danger: true, id: "disable"))

@@ -4,7 +4,8 @@ client id and secret) and reads each back through the admin API (`GET /v2/projec
 …/passkeyConfig, …/defaultSupportedIdpConfigs) with a service account's bearer; each save is in the audit log with
 its diff, secrets redacted and never in a page; invalid input answers 400 with the API's own error and stores
 nothing; a viewer and a form from another origin change nothing; "Send test e-mail" arrives at a real SMTP server
-(aiosmtpd). axe-core finds no violation at 360 and 1280 px; screenshots go to $HEARTH_TEST_OUTPUT/console."""
+(aiosmtpd). The tenant picker also scopes the Users page: a tenant's user found, disabled and their events read.
+axe-core finds no violation at 360 and 1280 px; screenshots go to $HEARTH_TEST_OUTPUT/console."""
 import glob
 import json
 import os
@@ -21,7 +22,7 @@ import requests
 from google.auth.transport import requests as google_requests
 from google.oauth2 import service_account
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import free_port, needs_chromium, start
 from test_console_browser import ADMIN, PASSWORD, Pages, output, signed_in  # noqa: F401 (fixtures)
@@ -234,6 +235,13 @@ def test_a_tenants_users_through_the_picker(server, signed_in, api):
     assert pages.text("notice").startswith("Account disabled") and pages.text("status") == "Disabled"
     looked_up = api("POST", f"{accounts}:lookup", {"localId": [uid]}).json()["users"][0]
     assert looked_up["disabled"] is True
+    # The user's events, in the tenant's log, link back to the tenant's user.
+    driver.find_element(By.LINK_TEXT, "All of this user's events in the audit log").click()
+    WebDriverWait(driver, 10).until(lambda d: "/console/audit" in d.current_url)
+    events = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "#events tbody tr")]
+    assert any("user.disable" in row and ADMIN in row for row in events), events
+    link = driver.find_elements(By.LINK_TEXT, uid)[0].get_attribute("href")
+    assert link.endswith(f"/console/users/{uid}?tenant={tenant}")
 
     cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
     # The same uid is no user of the project's own pool.
