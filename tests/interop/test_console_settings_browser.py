@@ -139,6 +139,15 @@ def test_project_settings_saved_through_the_config_api(server, signed_in, api):
     assert passkeys["rpId"] == "console-added.example"
     assert passkeys["expectedOrigins"] == ["https://console-added.example"]
 
+    Select(driver.find_element(By.ID, "regionMode")).select_by_value("allowlistOnly")
+    pages.fill("regions", "US, kr")
+    pages.click("save-sms-regions")
+    assert config(api)["smsRegionConfig"] == {"allowlistOnly": {"allowedRegions": ["US", "KR"]}}
+
+    driver.find_element(By.ID, "allowDuplicateEmails").click()
+    pages.click("save-sign-in")
+    assert config(api)["signIn"]["allowDuplicateEmails"] is True
+
     pages.fill("beforeCreate", "http://127.0.0.1:9/before-create")
     pages.click("save-blocking")
     assert config(api)["blockingFunctions"]["triggers"]["beforeCreate"]["functionUri"] == "http://127.0.0.1:9/before-create"
@@ -146,7 +155,7 @@ def test_project_settings_saved_through_the_config_api(server, signed_in, api):
 
     # Each save is one event by this admin, with what changed.
     events = audit_rows(server, pages, "project.update")
-    assert len(events) == 5 and all(ADMIN in row for row in events), events
+    assert len(events) == 7 and all(ADMIN in row for row in events), events
     assert any("console-added.example" in row and "authorizedDomains" in row for row in events), events
     assert len(audit_rows(server, pages, "passkeyConfig.update")) == 1
 
