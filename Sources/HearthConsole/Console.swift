@@ -64,6 +64,9 @@ public struct Console: Sendable {
         router.post("/console/users/:uid") { request, context in
             await page(request, context, signedIn: true) { try await users.act($0, uid: context.parameters.get("uid") ?? "") }
         }
+        let settingsPages = ConsoleSettingsPages(console: self)
+        router.get("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.show) }
+        router.post("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.save) }
     }
 
     /// What a handler answers: a page, or a redirect to another console path.
@@ -113,6 +116,41 @@ public struct Console: Sendable {
         return RequestOrigin(
             project: project, clientIP: visit.clientIP, isAdmin: true, emulator: engine.isEmulator,
             userAgent: visit.userAgent)
+    }
+
+    /// The project, or the tenant the visit's `tenant` names (the Settings and Users pages' picker);
+    /// TENANT_NOT_FOUND (404) for one the project does not have.
+    func scope(_ visit: ConsoleVisit) throws -> RequestOrigin {
+        var origin = try origin(visit)
+        let tenant = visit.field("tenant")
+        guard !tenant.isEmpty else { return origin }
+        let key = TenantScope.key(project: origin.project.firebaseProjectID, tenant: tenant)
+        // Never `projects.tenant(_:of:)`, which in emulator mode makes a tenant of any name it is asked for.
+        guard let config = engine.projects.config(key), config.tenant != nil else {
+            throw AuthError(.tenantNotFound, "There is no tenant \(tenant) in this project.")
+        }
+        origin.project = config
+        return origin
+    }
+
+    /// `tenant=T&`, for a link that keeps a tenant's scope; empty for the project.
+    static func tenantQuery(_ origin: RequestOrigin) -> String {
+        origin.project.tenantID.map { "tenant=\(ConsoleUserPages.percentEncoded($0))&" } ?? ""
+    }
+
+    /// The project's tenants (the admin API's tenant list), by id, with their display names, for the pickers.
+    func tenants(_ visit: ConsoleVisit) throws -> [(id: String, name: String)] {
+        let listed = try engine.listTenants(pageSize: AuthEngine.maxTenantPageSize, pageToken: nil, origin: try origin(visit))
+        return (listed["tenants"]?.arrayValue ?? []).compactMap { tenant in
+            guard let id = tenant["tenantId"]?.stringValue else { return nil }
+            return (id, tenant["displayName"]?.stringValue.map { "\($0) (\(id))" } ?? id)
+        }
+    }
+
+    /// The options of a tenant picker: the project first, `selected` chosen.
+    static func tenantOptions(_ tenants: [(id: String, name: String)], selected: String?) -> [HTML] {
+        ["<option value=\"\"\(selected == nil ? HTML(" selected") : "")>The project</option>"]
+            + tenants.map { "<option value=\"\($0.id)\"\($0.id == selected ? HTML(" selected") : "")>\($0.name)</option>" }
     }
 
     /// Runs a change as the signed-in admin, so the engine's audit event names them.

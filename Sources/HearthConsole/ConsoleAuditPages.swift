@@ -16,7 +16,7 @@ struct ConsoleAuditPages: Sendable {
     static func row(_ event: AuditEvent) -> HTML {
         let uid: HTML =
             event.targetUID.map {
-                "<a href=\"/console/users/\(ConsoleUserPages.percentEncoded($0))\">\($0)</a>"
+                "<a href=\"\(ConsoleUserPages.userPath($0, tenant: TenantScope.split(event.projectID).tenant ?? ""))\">\($0)</a>"
             } ?? "—"
         return """
             <tr><td>\(ConsoleUserPages.date(event.time))</td><td>\(event.action)</td><td>\(event.actor) <span class="muted">(\(event.actorKind))</span></td>
@@ -36,6 +36,8 @@ struct ConsoleAuditPages: Sendable {
         var actor: String
         var action: String
         var uid: String
+        /// The tenant whose events are shown (a tenant user's "all events" link); empty: the project's.
+        var tenant: String
         /// `YYYY-MM-DD`, days in UTC; `until` includes its whole day.
         var since: String
         var until: String
@@ -44,6 +46,7 @@ struct ConsoleAuditPages: Sendable {
             actor = visit.field("actor")
             action = visit.field("action")
             uid = visit.field("uid")
+            tenant = visit.field("tenant")
             since = visit.field("since")
             until = visit.field("until")
         }
@@ -61,7 +64,7 @@ struct ConsoleAuditPages: Sendable {
         }
 
         var query: String {
-            [("actor", actor), ("action", action), ("uid", uid), ("since", since), ("until", until)]
+            [("actor", actor), ("action", action), ("uid", uid), ("since", since), ("until", until), ("tenant", tenant)]
                 .filter { !$0.1.isEmpty }.map { "\($0)=\(ConsoleUserPages.percentEncoded($1))" }
                 .joined(separator: "&")
         }
@@ -73,7 +76,7 @@ struct ConsoleAuditPages: Sendable {
         try await engine.auditEvents(
             actor: filters.actor, action: filters.action, uid: filters.uid, since: try Filters.day(filters.since),
             until: try Filters.day(filters.until).map { $0.addingTimeInterval(86_400) }, pageSize: pageSize,
-            pageToken: pageToken, origin: try console.origin(visit))
+            pageToken: pageToken, origin: try console.scope(visit))
     }
 
     func show(_ visit: ConsoleVisit) async throws -> Console.Answer {
@@ -92,6 +95,7 @@ struct ConsoleAuditPages: Sendable {
             <label for="actor">Actor (service account, console admin, cli or uid)</label><input id="actor" name="actor" type="text" value="\(filters.actor)">
             <label for="action">Action (e.g. user.disable)</label><input id="action" name="action" type="text" value="\(filters.action)">
             <label for="uid">User's uid</label><input id="uid" name="uid" type="text" value="\(filters.uid)">
+            \(filters.tenant.isEmpty ? "" : "<input type=\"hidden\" name=\"tenant\" value=\"\(filters.tenant)\">" as HTML)
             <label for="since">From (day, UTC)</label><input id="since" name="since" type="date" value="\(filters.since)">
             <label for="until">To (day, UTC)</label><input id="until" name="until" type="date" value="\(filters.until)">
             </fieldset>

@@ -16,7 +16,7 @@ enum ConsoleLayout {
         h1{font-size:1.4rem;margin:.2rem 0 1rem}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
         a{color:#1d4ed8}label{display:block;font-weight:600;margin:.8rem 0 .2rem}
         input,select,textarea{font:inherit;padding:.45rem;border:1px solid #71717a;border-radius:6px;max-width:100%;color:#18181b;background:#fff}
-        input[type=text],input[type=email],input[type=password],input[type=search],textarea{width:100%}
+        input[type=text],input[type=email],input[type=password],input[type=search],input[type=url],textarea{width:100%}
         input[type=checkbox]{width:auto}.check{display:inline-flex;gap:.3rem;align-items:center;font-weight:400;margin-right:1rem}
         textarea{min-height:8rem;font-family:ui-monospace,monospace}
         button{font:inherit;margin-top:.8rem;padding:.5rem 1rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;cursor:pointer}
@@ -29,6 +29,8 @@ enum ConsoleLayout {
         dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0;word-break:break-all}
         fieldset{border:1px solid #d4d4d8;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
         @media (max-width:40rem){main{margin:0;border-radius:0}dl{grid-template-columns:1fr}}
+        h3{font-size:1rem;margin:1rem 0 .3rem}pre.preview{white-space:pre-wrap;word-break:break-word;background:#f4f4f5;padding:.5rem;border-radius:6px}
+        fieldset[disabled] input,fieldset[disabled] select,fieldset[disabled] textarea{background:#f4f4f5}
         """
 
     static let contentSecurityPolicy =
@@ -39,7 +41,7 @@ enum ConsoleLayout {
         let navigation: HTML =
             admin.map { email in
                 """
-                <header><nav aria-label="Console" class="actions"><a href="/console/users">Users</a><a href="/console/audit">Audit log</a></nav>
+                <header><nav aria-label="Console" class="actions"><a href="/console/users">Users</a><a href="/console/audit">Audit log</a><a href="/console/settings">Settings</a></nav>
                 <span class="who">\(email)</span>
                 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="\(csrf)">
                 <button type="submit">Sign out</button></form></header>

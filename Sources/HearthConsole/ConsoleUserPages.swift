@@ -22,10 +22,29 @@ struct ConsoleUserPages: Sendable {
         s.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
     }
 
+    /// The project or the picked tenant. As in the admin API, a tenant with `disableAuth` refuses every call on its
+    /// users, its admins' too (PROJECT_DISABLED).
+    func scope(_ visit: ConsoleVisit) throws -> RequestOrigin {
+        let origin = try console.scope(visit)
+        if origin.project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
+        return origin
+    }
+
+    /// A user's page, in the tenant the visit is scoped to (`?tenant=T`).
+    static func userPath(_ uid: String, tenant: String) -> String {
+        "/console/users/\(percentEncoded(uid))" + (tenant.isEmpty ? "" : "?tenant=\(percentEncoded(tenant))")
+    }
+
+    /// After a change: the page again with what was done.
+    static func done(_ path: String, _ what: String) -> Console.Answer {
+        .redirect("\(path)\(path.contains("?") ? "&" : "?")done=\(what)")
+    }
+
     // MARK: Search
 
     func search(_ visit: ConsoleVisit) async throws -> Console.Answer {
         let query = visit.field("q")
+        let tenant = visit.field("tenant")
         let provider = visit.field("provider")
         let status = visit.field("status")
         let anonymous = visit.field("anonymous") == "on"
@@ -36,8 +55,9 @@ struct ConsoleUserPages: Sendable {
             unverifiedOnly: unverified)
         let (page, field) = try await engine.searchUsers(
             query: query, field: UserSearch.Field(rawValue: visit.field("field")), after: visit.field("after"),
-            filters: filters, limit: Self.pageSize, origin: try console.origin(visit))
+            filters: filters, limit: Self.pageSize, origin: try scope(visit))
         let users = page.users
+        let tenants = try console.tenants(visit)
         let providers = [
             "", ProviderID.password, ProviderID.phone, ProviderID.google, ProviderID.apple, ProviderID.facebook,
             ProviderID.github,
@@ -51,7 +71,7 @@ struct ConsoleUserPages: Sendable {
         let rows: [HTML] = users.map { user in
             let providers = user.allProviderInfo.map(\.providerID).joined(separator: ", ")
             return """
-                <tr><td><a href="/console/users/\(Self.percentEncoded(user.uid))">\(user.uid)</a></td><td>\(user.email ?? "—")</td>
+                <tr><td><a href="\(Self.userPath(user.uid, tenant: tenant))">\(user.uid)</a></td><td>\(user.email ?? "—")</td>
                 <td>\(user.phoneNumber ?? "—")</td><td>\(providers.isEmpty ? (user.isAnonymous ? "anonymous" : "—") : providers)</td>
                 <td>\(user.disabled ? "Disabled" : "Enabled")</td><td>\(Self.date(user.createdAt))</td></tr>
                 """
@@ -67,6 +87,7 @@ struct ConsoleUserPages: Sendable {
         // A full page continues after its last user; a filtered page whose walk hit its bound, after where it stopped.
         if let after = users.count == Self.pageSize ? lastShown : page.resumeAfter {
             var parameters = [("q", query), ("field", field.rawValue), ("after", after), ("provider", provider), ("status", status)]
+            if !tenant.isEmpty { parameters.append(("tenant", tenant)) }
             if anonymous { parameters.append(("anonymous", "on")) }
             if unverified { parameters.append(("unverified", "on")) }
             let link = parameters.map { "\($0)=\(Self.percentEncoded($1))" }.joined(separator: "&")
@@ -81,13 +102,17 @@ struct ConsoleUserPages: Sendable {
             case .phoneNumber: "phone numbers"
             case .uid: "uids"
             }
-        let createLink: HTML = visit.admin?.role == .admin ? "<p><a href=\"/console/users/new\" id=\"create-user\">Create user</a></p>" : ""
+        let tenantPicker: HTML =
+            tenants.isEmpty
+            ? "" : "<label for=\"tenant\">Users of</label><select id=\"tenant\" name=\"tenant\">\(Console.tenantOptions(tenants, selected: tenant.isEmpty ? nil : tenant))</select>"
+        let createLink: HTML = visit.admin?.role == .admin ? "<p><a href=\"/console/users/new\(tenant.isEmpty ? "" : "?tenant=\(Self.percentEncoded(tenant))")\" id=\"create-user\">Create user</a></p>" : ""
         return .page(
             .ok, title: "Users",
             """
             <form method="get" action="/console/users" role="search">
             <label for="q">Search users</label>
             <input id="q" name="q" type="search" value="\(query)" placeholder="e-mail, +phone or uid prefix">
+            \(tenantPicker)
             <fieldset><legend>Filters</legend>
             <label for="provider">Provider</label><select id="provider" name="provider">\(providerOptions)</select>
             <label for="status">Status</label><select id="status" name="status">\(statusOptions)</select>
@@ -116,7 +141,7 @@ struct ConsoleUserPages: Sendable {
             status, title: "Create user",
             """
             \(error)
-            <form method="post" action="/console/users/new">\(hidden("csrf", visit.csrf))
+            <form method="post" action="/console/users/new">\(hidden("csrf", visit.csrf))\(hidden("tenant", visit.field("tenant")))
             <label for="email">E-mail</label><input id="email" name="email" type="email" value="\(visit.field("email"))">
             <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="new-password">
             <label for="phoneNumber">Phone number (E.164)</label><input id="phoneNumber" name="phoneNumber" type="text" value="\(visit.field("phoneNumber"))">
@@ -132,9 +157,9 @@ struct ConsoleUserPages: Sendable {
                 try await engine.adminCreateUser(
                     AdminCreateRequest(
                         email: value("email"), password: value("password"), displayName: value("displayName"),
-                        phoneNumber: value("phoneNumber")), origin: try console.origin(visit))
+                        phoneNumber: value("phoneNumber")), origin: try scope(visit))
             }
-            return .redirect("/console/users/\(Self.percentEncoded(user.uid))?done=created")
+            return Self.done(Self.userPath(user.uid, tenant: visit.field("tenant")), "created")
         } catch let error as AuthError where error.code != .permissionDenied {
             return createForm(visit, message: error.message, status: HTTPResponse.Status(code: error.code.httpStatus))
         }
@@ -150,7 +175,7 @@ struct ConsoleUserPages: Sendable {
     ]
 
     func user(_ visit: ConsoleVisit, uid: String) async throws -> UserRecord {
-        guard let user = try await engine.adminLookup(localIDs: [uid], emails: [], phoneNumbers: [], origin: try console.origin(visit)).first
+        guard let user = try await engine.adminLookup(localIDs: [uid], emails: [], phoneNumbers: [], origin: try scope(visit)).first
         else { throw AuthError(.userNotFound) }
         return user
     }
@@ -168,7 +193,7 @@ struct ConsoleUserPages: Sendable {
     }
 
     func activity(_ visit: ConsoleVisit, _ user: UserRecord) async throws -> Activity {
-        let origin = try console.origin(visit)
+        let origin = try scope(visit)
         return Activity(
             sessions: try await engine.sessions(of: user.uid, origin: origin),
             history: try await engine.auditEvents(uid: user.uid, pageSize: 20, origin: origin).events)
@@ -178,7 +203,7 @@ struct ConsoleUserPages: Sendable {
         _ visit: ConsoleVisit, _ user: UserRecord, _ activity: Activity, message: HTML, status: HTTPResponse.Status
     ) -> Console.Answer {
         let canChange = visit.admin?.role == .admin
-        let path = "/console/users/\(Self.percentEncoded(user.uid))"
+        let path = Self.userPath(user.uid, tenant: visit.field("tenant"))
         func form(_ action: String, _ fields: HTML, button: String, danger: Bool = false, id: String) -> HTML {
             guard canChange else { return "" }
             return """
@@ -258,7 +283,7 @@ struct ConsoleUserPages: Sendable {
             \(sessions.isEmpty ? HTML("<p class=\"muted\">No live sessions.</p>") : "<div class=\"table\"><table id=\"sessions\"><thead><tr><th scope=\"col\">Session</th><th scope=\"col\">Provider</th><th scope=\"col\">Created</th><th scope=\"col\">Last used</th><th scope=\"col\">Address</th><th scope=\"col\">User agent</th><th scope=\"col\">Action</th></tr></thead><tbody>\(sessions)</tbody></table></div>")
             <h2>History</h2>
             \(history.isEmpty ? HTML("<p class=\"muted\">Nothing recorded yet.</p>") : "<div class=\"table\">\(ConsoleAuditPages.table(history, id: "history"))</div>")
-            <p><a href="/console/audit?uid=\(Self.percentEncoded(user.uid))">All of this user's events in the audit log</a></p>
+            <p><a href="/console/audit?uid=\(Self.percentEncoded(user.uid))\(visit.field("tenant").isEmpty ? "" : "&tenant=\(Self.percentEncoded(visit.field("tenant")))")">All of this user's events in the audit log</a></p>
             <h2>Actions</h2>
             <div class="actions">
             \(user.disabled ? form("enable", "", button: "Enable account", id: "enable") : form("disable", "", button: "Disable account", danger: true, id: "disable"))
@@ -273,9 +298,9 @@ struct ConsoleUserPages: Sendable {
     }
 
     func act(_ visit: ConsoleVisit, uid: String) async throws -> Console.Answer {
-        let origin = try console.origin(visit)
+        let origin = try scope(visit)
         var current = try await user(visit, uid: uid)
-        let path = "/console/users/\(Self.percentEncoded(uid))"
+        let path = Self.userPath(uid, tenant: visit.field("tenant"))
         func update(_ request: AdminUpdateRequest) async throws {
             current = try await console.asAdmin(visit) { try await engine.adminUpdateUser(request, origin: origin) }
         }
@@ -283,26 +308,26 @@ struct ConsoleUserPages: Sendable {
             switch visit.field("action") {
             case "disable":
                 try await update(AdminUpdateRequest(localID: uid, disabled: true))
-                return .redirect("\(path)?done=disabled")
+                return Self.done(path, "disabled")
             case "enable":
                 try await update(AdminUpdateRequest(localID: uid, disabled: false))
-                return .redirect("\(path)?done=enabled")
+                return Self.done(path, "enabled")
             case "claims":
                 try await update(AdminUpdateRequest(localID: uid, customAttributes: visit.field("claims")))
-                return .redirect("\(path)?done=claims")
+                return Self.done(path, "claims")
             case "unlink":
                 try await update(AdminUpdateRequest(localID: uid, deleteProviders: [visit.field("providerId")]))
-                return .redirect("\(path)?done=unlinked")
+                return Self.done(path, "unlinked")
             case "removeFactor":
                 var request = AdminUpdateRequest(localID: uid)
                 request.mfaEnrollments = current.mfaEnrollments.filter { $0.id != visit.field("enrollmentId") }
                 try await update(request)
-                return .redirect("\(path)?done=factor")
+                return Self.done(path, "factor")
             case "removePasskey":
                 var request = AdminUpdateRequest(localID: uid)
                 request.deletePasskeys = [visit.field("credentialId")]
                 try await update(request)
-                return .redirect("\(path)?done=passkey")
+                return Self.done(path, "passkey")
             case "sendReset", "sendVerification":
                 let reset = visit.field("action") == "sendReset"
                 _ = try await console.asAdmin(visit) {
@@ -310,23 +335,23 @@ struct ConsoleUserPages: Sendable {
                         EmailActionRequest(kind: reset ? "PASSWORD_RESET" : "VERIFY_EMAIL", email: current.email),
                         origin: origin)
                 }
-                return .redirect("\(path)?done=\(reset ? "reset" : "verification")")
+                return Self.done(path, reset ? "reset" : "verification")
             case "revokeSession":
                 try await console.asAdmin(visit) {
                     try await engine.endSession(visit.field("sessionId"), of: uid, origin: origin)
                 }
-                return .redirect("\(path)?done=session")
+                return Self.done(path, "session")
             case "revoke":
                 try await confirmCode(visit)
                 _ = try await console.asAdmin(visit) { try await engine.signOutUser(localID: uid, origin: origin) }
-                return .redirect("\(path)?done=revoked")
+                return Self.done(path, "revoked")
             case "delete":
                 guard visit.field("confirm") == uid else {
                     throw AuthError(.invalidArgument, "Type the uid exactly to delete the account.")
                 }
                 try await confirmCode(visit)
                 try await console.asAdmin(visit) { try await engine.adminDeleteUser(localID: uid, origin: origin) }
-                return .redirect("/console/users")
+                return .redirect("/console/users\(visit.field("tenant").isEmpty ? "" : "?tenant=\(Self.percentEncoded(visit.field("tenant")))")")
             default:
                 throw AuthError(.invalidArgument, "Unknown action.")
             }

@@ -341,6 +341,28 @@ struct ProjectConfigAPITests {
         }
     }
 
+    @Test func authorizedDomainsAreHostNamesAndABadOneStoresNothing() async throws {
+        let h = try await Harness()
+        try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in
+            let path = "/v2/projects/\(h.projectID)/config?updateMask=authorizedDomains"
+            let good = try await c.admin(
+                path, ["authorizedDomains": ["app.example.com", "localhost", "127.0.0.1"]], token: token, method: .patch)
+            #expect(good.status == 200, "\(good.json)")
+            for bad in ["https://app.example.com", "app.example.com/path", "app.example.com:8443", "two words.example", "%61.example", ""] {
+                let refused = try await c.admin(
+                    path, ["authorizedDomains": ["ok.example", .string(bad)]], token: token, method: .patch)
+                #expect(refused.status == 400 && refused.errorCode == "INVALID_CONFIG", "\(bad): \(refused.json)")
+            }
+            #expect(h.engine.projects.config(h.projectID)?.authorizedDomains == ["app.example.com", "localhost", "127.0.0.1"])
+            // The rule is for updates: a document stored before it still loads, whole.
+            try await h.store.saveProjectSettings(
+                projectID: h.projectID, settings: #"{"authorizedDomains":["https://old.example"]}"#, at: Date())
+            let registry = ProjectRegistry(defaultProjectID: h.projectID, projects: [ProjectConfig(projectID: h.projectID)])
+            #expect(try await registry.load(from: h.store).isEmpty)
+            #expect(registry.config(h.projectID)?.authorizedDomains == ["https://old.example"])
+        }
+    }
+
     @Test func theSMSOutboxIsReadableByAdminsOnly() async throws {
         let h = try await Harness()
         try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in

@@ -188,6 +188,34 @@ struct SessionAndAuditTests {
         }
     }
 
+    @Test func passkeyConfigChangesAndTestEmailsAreEventsToo() async throws {
+        let h = try await Harness()
+        try await Self.withAdmin(h) { c, token, actor in
+            let passkeys = try await c.admin(
+                "/v2/projects/\(h.projectID)/passkeyConfig?updateMask=rpId,expectedOrigins",
+                ["rpId": "example.com", "expectedOrigins": ["https://example.com"]], token: token, method: .patch)
+            #expect(passkeys.status == 200, "\(passkeys.json)")
+            // The console's "Send test e-mail", as the signed-in console admin.
+            let origin = RequestOrigin(project: try #require(h.engine.projects.config(h.projectID)), clientIP: nil, isAdmin: true)
+            try await AuditActor.$current.withValue(AuditActor(kind: .consoleAdmin, id: "ops@example.com", clientAddress: nil)) {
+                try await h.engine.sendTestEmail(template: "passwordReset", to: "Ada@Example.com", origin: origin)
+                await #expect(throws: AuthError.self) {
+                    try await h.engine.sendTestEmail(template: "noSuchTemplate", to: "ada@example.com", origin: origin)
+                }
+            }
+            let sent = try await h.store.emailOutbox(projectID: h.projectID)
+            #expect(sent.map(\.email) == ["ada@example.com"] && sent.first?.kind == .passwordReset)
+
+            let page = try await c.admin("/hearth/v1/projects/\(h.projectID)/auditEvents", token: token, method: .get)
+            let events = try #require(page["events"]?.arrayValue).reversed().map { $0 }
+            #expect(events.compactMap { $0["action"]?.stringValue } == ["passkeyConfig.update", "settings.testEmail", "settings.testEmail"])
+            #expect(events[0]["actor"]?.stringValue == actor)
+            #expect(events[0]["diff"]?["after"]?["passkeyConfig"]?["rpId"]?.stringValue == "example.com")
+            #expect(events[1]["actor"]?.stringValue == "ops@example.com" && events[1]["outcome"]?.stringValue == "success")
+            #expect(events[2]["outcome"]?.stringValue == "INVALID_ARGUMENT")
+        }
+    }
+
     @Test func anAdminsPasskeyRemovalIsOneEventAndAUsersOwnIsNone() async throws {
         let h = try await Harness()
         try await Self.withAdmin(h) { c, token, actor in

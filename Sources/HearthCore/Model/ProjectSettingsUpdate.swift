@@ -46,8 +46,20 @@ public enum ProjectSettingsUpdate {
             }
             set(value(at: path, in: patch) ?? .null, at: path, in: &merged)
         }
+        if selected.contains("authorizedDomains"), case .array(let items)? = value(at: "authorizedDomains", in: patch) {
+            try checkAuthorizedDomains(items.compactMap(\.stringValue))
+        }
         _ = try base.applying(settings: merged)
         return merged
+    }
+
+    /// Each entry is a host as a browser's address bar holds it (`example.com`, `localhost`, `127.0.0.1`): a URL, a
+    /// port or a path would never equal a redirect's host, so an update is refused rather than keep a dead entry.
+    /// Checked on updates only: settings stored before this rule still load.
+    static func checkAuthorizedDomains(_ domains: [String]) throws(AuthError) {
+        if let bad = domains.first(where: { $0.contains("%") || BrowserURL.parseHost(Substring($0)) == nil }) {
+            throw AuthError(.invalidConfig, "authorizedDomains: \(bad) is not a domain name, such as example.com")
+        }
     }
 
     /// The run-time settings `patch` holds a value for: the mask of an update that changes only those.

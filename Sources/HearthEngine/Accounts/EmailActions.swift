@@ -195,20 +195,8 @@ extension AuthEngine {
     ) async throws {
         let project = origin.project
         let templateKind = template ?? Self.template(for: kind)
-        let templates = project.email.templates
-        let custom: EmailTemplate? =
-            switch templateKind {
-            case .passwordReset: templates.passwordReset
-            case .verifyEmail: templates.verifyEmail
-            case .changeEmail: templates.changeEmail
-            case .recoverEmail: templates.recoverEmail
-            case .emailSignIn: templates.emailSignIn
-            case .secondFactorAdded: templates.revertSecondFactorAddition
-            case .passwordChanged: templates.passwordChanged
-            // Firebase has no template for these to override.
-            case .passkeyAdded, .passkeyRemoved: nil
-            }
-        let rendered = EmailTemplates.render(templateKind, values: values, locale: origin.locale, override: custom)
+        let rendered = EmailTemplates.render(
+            templateKind, values: values, locale: origin.locale, override: project.email.templates[templateKind])
         do {
             try await emailSender.send(
                 EmailMessage(

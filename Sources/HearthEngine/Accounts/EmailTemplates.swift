@@ -435,3 +435,20 @@ enum EmailTemplates {
         return text.trimmingCharacters(in: .whitespacesAndNewlines) + "\n"
     }
 }
+
+extension EmailSettings.Templates {
+    /// The project's own template for a kind of message, if it set one.
+    subscript(kind: EmailTemplates.Kind) -> EmailTemplate? {
+        switch kind {
+        case .passwordReset: passwordReset
+        case .verifyEmail: verifyEmail
+        case .changeEmail: changeEmail
+        case .recoverEmail: recoverEmail
+        case .emailSignIn: emailSignIn
+        case .secondFactorAdded: revertSecondFactorAddition
+        case .passwordChanged: passwordChanged
+        // Firebase has no template for these to override.
+        case .passkeyAdded, .passkeyRemoved: nil
+        }
+    }
+}

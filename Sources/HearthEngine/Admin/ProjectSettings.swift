@@ -53,6 +53,14 @@ extension AuthEngine {
     public func updatePasskeySettings(scope: ProjectConfig, patch: [String: JSONValue], mask: [String]?) async throws
         -> PasskeySettings
     {
+        try await auditedSettings("passkeyConfig.update", scope: scope.projectID) {
+            try await changePasskeySettings(scope: scope, patch: patch, mask: mask)
+        }
+    }
+
+    private func changePasskeySettings(scope: ProjectConfig, patch: [String: JSONValue], mask: [String]?) async throws
+        -> PasskeySettings
+    {
         let updated = try scope.passkeys.updated(with: patch, mask: mask)
         var settings = projects.settings(scope.projectID)
         settings["passkeyConfig"] = updated.json
