@@ -6,7 +6,7 @@ public struct HearthRequestContext: RequestContext, RemoteAddressRequestContext 
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     /// The client's IP address for abuse limits: the socket's peer, or what a trusted proxy says it forwarded for
-    /// (`ClientAddressMiddleware`).
+    /// (`ClientAddress`).
     public var clientIP: String?
 
     public init(source: ApplicationRequestContextSource) {

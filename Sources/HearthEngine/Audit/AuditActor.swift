@@ -7,7 +7,7 @@ public struct AuditActor: Sendable, Equatable {
     public enum Kind: String, Sendable { case serviceAccount, consoleAdmin, cli, emulatorOwner, endUser, system }
     public var kind: Kind
     public var id: String              // service-account e-mail, console admin e-mail, "cli", uid …
-    public var clientAddress: String?  // as ClientAddressMiddleware resolved it
+    public var clientAddress: String?  // as ClientAddress resolved it
     public init(kind: Kind, id: String, clientAddress: String?) {
         self.kind = kind
         self.id = id
