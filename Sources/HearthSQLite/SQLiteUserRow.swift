@@ -97,6 +97,9 @@ enum SQLiteUserRow {
 
     /// A user's passkeys as one JSON array (`PasskeyCredential.parseStored`), selected after the link columns: a
     /// scalar subquery, so the user, its links and its passkeys come from one statement without multiplying rows.
+    /// `INDEXED BY`: left to itself, SQLite's planner (no statistics) probes the primary key by `project_id` alone
+    /// rather than the non-covering `(project_id, uid)` index, reading every passkey of the project on every user
+    /// read (18.7 ms a read at 100,000 passkeys; 32 µs by the index).
     static let passkeysSelect: String = {
         let members = PasskeyCredential.storedColumns.map { column in
             PasskeyCredential.storedBlobColumns.contains(column)
@@ -104,7 +107,7 @@ enum SQLiteUserRow {
         }
         return """
             (SELECT json_group_array(json_object(\(members.joined(separator: ", ")))) FROM passkey_credentials p
-             WHERE p.project_id = u.project_id AND p.uid = u.uid)
+             INDEXED BY passkey_credentials_user WHERE p.project_id = u.project_id AND p.uid = u.uid)
             """
     }()
     static let passkeysPosition = Column.allCases.count + LinkColumn.allCases.count

@@ -1,7 +1,10 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthStore
 import Testing
+
+@testable import HearthSQLite
 
 /// The store's part of passkeys, on every backend: credentials kept with their user (unique per project or tenant,
 /// gone with the user, counters moved without a version bump and never undone by an update), and challenges
@@ -122,6 +125,21 @@ struct PasskeyConformance {
                 let claims = [try await a, try await b].compactMap { $0 }
                 #expect(claims.count == 1)
             }
+        }
+    }
+
+    /// Every SQLite user read selects the user's passkeys through their `(project_id, uid)` index: a probe of the
+    /// primary key by project alone would read every passkey of the project on every read.
+    @Test func sqliteReadsAUsersPasskeysByTheirIndex() async throws {
+        try await withTestDatabase(.sqlite) { database in
+            let store = try await database.open() as! SQLiteAuthStore
+            let sql = "SELECT \(SQLiteUserRow.columns) FROM users u \(SQLiteUserRow.joinLinks) WHERE u.project_id = ? AND u.uid = ?"
+            let plan = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["p1", "u1"])
+                    .map { $0["detail"] as String }
+            }
+            #expect(plan.contains("SEARCH p USING INDEX passkey_credentials_user (project_id=? AND uid=?)"), "\(plan)")
+            try await store.shutdown()
         }
     }
 }
