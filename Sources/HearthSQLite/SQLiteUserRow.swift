@@ -114,7 +114,10 @@ enum SQLiteUserRow {
 
     /// Users with their links, one row per link: `FROM` the users as `u` (a table or a subquery of it), then this.
     static let columns = "\(Column.selectList("u")), \(LinkColumn.selectList("l")), \(passkeysSelect)"
-    static let joinLinks = "LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid"
+    /// `INDEXED BY` for the same reason as the passkeys' (the link columns are not all in the index): 11.4 ms a read
+    /// at 100,000 links of the project, by the primary key's `project_id` alone.
+    static let joinLinks =
+        "LEFT JOIN provider_links l INDEXED BY provider_links_user ON l.project_id = u.project_id AND l.uid = u.uid"
 
     /// A user and its provider links in one statement, so both come from one snapshot even outside a transaction.
     static func fetchOne(_ db: Database, where condition: String, _ arguments: StatementArguments) throws

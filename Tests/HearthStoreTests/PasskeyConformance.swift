@@ -128,17 +128,21 @@ struct PasskeyConformance {
         }
     }
 
-    /// Every SQLite user read selects the user's passkeys through their `(project_id, uid)` index: a probe of the
-    /// primary key by project alone would read every passkey of the project on every read.
-    @Test func sqliteReadsAUsersPasskeysByTheirIndex() async throws {
+    /// Every SQLite user read (one user, a listing, a console search page) selects the user's links and passkeys
+    /// through their `(project_id, uid)` indexes: a probe of a primary key by project alone would read every link or
+    /// passkey of the project for each user.
+    @Test func sqliteReadsAUsersLinksAndPasskeysByTheirIndexes() async throws {
         try await withTestDatabase(.sqlite) { database in
             let store = try await database.open() as! SQLiteAuthStore
-            let sql = "SELECT \(SQLiteUserRow.columns) FROM users u \(SQLiteUserRow.joinLinks) WHERE u.project_id = ? AND u.uid = ?"
-            let plan = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: ["p1", "u1"])
-                    .map { $0["detail"] as String }
+            let one = "SELECT \(SQLiteUserRow.columns) FROM users u \(SQLiteUserRow.joinLinks) WHERE u.project_id = ? AND u.uid = ?"
+            let search = SQLiteAuthStore.searchStatement(projectID: "p1", UserSearch(field: .email, prefix: "a"), limit: 50)
+            for (sql, arguments) in [(one, ["p1", "u1"] as StatementArguments), search] {
+                let plan = try await store.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                }
+                #expect(plan.contains("SEARCH p USING INDEX passkey_credentials_user (project_id=? AND uid=?)"), "\(plan)")
+                #expect(plan.contains("SEARCH l USING INDEX provider_links_user (project_id=? AND uid=?) LEFT-JOIN"), "\(plan)")
             }
-            #expect(plan.contains("SEARCH p USING INDEX passkey_credentials_user (project_id=? AND uid=?)"), "\(plan)")
             try await store.shutdown()
         }
     }
