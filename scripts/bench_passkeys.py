@@ -193,22 +193,23 @@ def replays_refused(base, path, n=20):
     return refused
 
 
-def user_read_cost(database, project, repeat=20, rounds=3):
+def user_read_cost(database, project, repeat=20, rounds=3, users=256):
     """The store's user read with and without its passkey subquery, on the benchmark's SQLite file (read-only), for
-    the users with a passkey and as many without: µs per read (each list read `repeat` times per pass; the median of
-    `rounds` passes) and the subquery's plan. The statements mirror SQLiteUserRow's: the user, its links, and its
-    passkeys as one JSON array."""
+    up to `users` users with a passkey and as many without: µs per read (each list read `repeat` times per pass; the
+    median of `rounds` passes) and the statement's plan. The statements mirror SQLiteUserRow's: the user, its links,
+    and its passkeys as one JSON array through their (project_id, uid) index."""
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         info = list(db.execute("PRAGMA table_info(passkey_credentials)"))
         members = ", ".join(f"'{c[1]}', hex(p.{c[1]})" if c[2] == "BLOB" else f"'{c[1]}', p.{c[1]}"
                             for c in info if c[1] not in ("project_id", "uid"))
         subquery = (f"(SELECT json_group_array(json_object({members})) FROM passkey_credentials p "
-                    "WHERE p.project_id = u.project_id AND p.uid = u.uid)")
+                    "INDEXED BY passkey_credentials_user WHERE p.project_id = u.project_id AND p.uid = u.uid)")
         tail = ("FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid "
                 "WHERE u.project_id = ? AND u.uid = ? ORDER BY l.provider_id")
         statements = {"without": f"SELECT u.*, l.* {tail}", "with": f"SELECT u.*, l.*, {subquery} {tail}"}
-        holders = [r[0] for r in db.execute("SELECT uid FROM passkey_credentials WHERE project_id = ?", (project,))]
+        holders = [r[0] for r in db.execute("SELECT uid FROM passkey_credentials WHERE project_id = ? LIMIT ?",
+                                            (project, users))]
         others = [r[0] for r in db.execute(
             "SELECT uid FROM users WHERE project_id = ? AND uid NOT IN "
             "(SELECT uid FROM passkey_credentials WHERE project_id = ?) LIMIT ?", (project, project, len(holders)))]
