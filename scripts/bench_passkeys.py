@@ -197,7 +197,7 @@ def user_read_cost(database, project, repeat=20, rounds=3, users=256):
     """The store's user read with and without its passkey subquery, on the benchmark's SQLite file (read-only), for
     up to `users` users with a passkey and as many without: µs per read (each list read `repeat` times per pass; the
     median of `rounds` passes) and the statement's plan. The statements mirror SQLiteUserRow's: the user, its links,
-    and its passkeys as one JSON array through their (project_id, uid) index."""
+    and its passkeys as one JSON array, both through their (project_id, uid) indexes."""
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     try:
         info = list(db.execute("PRAGMA table_info(passkey_credentials)"))
@@ -205,7 +205,8 @@ def user_read_cost(database, project, repeat=20, rounds=3, users=256):
                             for c in info if c[1] not in ("project_id", "uid"))
         subquery = (f"(SELECT json_group_array(json_object({members})) FROM passkey_credentials p "
                     "INDEXED BY passkey_credentials_user WHERE p.project_id = u.project_id AND p.uid = u.uid)")
-        tail = ("FROM users u LEFT JOIN provider_links l ON l.project_id = u.project_id AND l.uid = u.uid "
+        tail = ("FROM users u LEFT JOIN provider_links l INDEXED BY provider_links_user "
+                "ON l.project_id = u.project_id AND l.uid = u.uid "
                 "WHERE u.project_id = ? AND u.uid = ? ORDER BY l.provider_id")
         statements = {"without": f"SELECT u.*, l.* {tail}", "with": f"SELECT u.*, l.*, {subquery} {tail}"}
         holders = [r[0] for r in db.execute("SELECT uid FROM passkey_credentials WHERE project_id = ? LIMIT ?",
@@ -216,6 +217,8 @@ def user_read_cost(database, project, repeat=20, rounds=3, users=256):
         plan = [row[3] for row in db.execute(f"EXPLAIN QUERY PLAN {statements['with']}", (project, holders[0]))]
         result = {"plan": plan, "passkey_users": len(holders), "other_users": len(others)}
         for users, name in ((holders, "passkey_users"), (others, "other_users")):
+            if not users:
+                continue
             for kind, sql in statements.items():
                 passes = []
                 for _ in range(rounds):
