@@ -70,4 +70,34 @@ extension PostgresAuthStore {
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {
         try await query("DELETE FROM audit_events WHERE time < \(cutoff.millisecondsSince1970) RETURNING 1").count
     }
+
+    public func activityCounts(projectID: String, actions: [String], since: Date, until: Date) async throws
+        -> [ActivityCount]
+    {
+        guard !actions.isEmpty else { return [] }
+        let rows = try await query(
+            Self.activityCountsStatement(projectID: projectID, actions: actions, since: since, until: until))
+        return try rows.map { row in
+            let row = row.makeRandomAccess()
+            return ActivityCount(
+                day: Date(millisecondsSince1970: try row["day"].decode(Int64.self) * ActivityCount.millisecondsPerDay),
+                action: try row["action"].decode(String.self), provider: try row["provider"].decode(String?.self),
+                count: Int(try row["count"].decode(Int64.self)))
+        }
+    }
+
+    /// A range of `audit_events_action` (project, action, time) per action. Only the activity rows are read, and
+    /// their diffs are the engine's own JSON, so the cast cannot meet an operator's free text.
+    static func activityCountsStatement(projectID: String, actions: [String], since: Date, until: Date)
+        -> PostgresQuery
+    {
+        """
+        SELECT time / \(ActivityCount.millisecondsPerDay) AS day, action,
+          diff::jsonb #>> '{after,signInProvider}' AS provider, COUNT(*) AS count
+        FROM audit_events
+        WHERE project_id = \(projectID) AND action = ANY(\(actions))
+          AND time >= \(since.millisecondsSince1970) AND time < \(until.millisecondsSince1970)
+        GROUP BY 1, 2, 3
+        """
+    }
 }

@@ -60,4 +60,37 @@ extension SQLiteAuthStore {
             return db.changesCount
         }
     }
+
+    public func activityCounts(projectID: String, actions: [String], since: Date, until: Date) async throws
+        -> [ActivityCount]
+    {
+        guard !actions.isEmpty else { return [] }
+        let (sql, arguments) = Self.activityCountsStatement(projectID: projectID, actions: actions, since: since, until: until)
+        return try await pool.read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                let day: Int64 = row["day"]
+                return ActivityCount(
+                    day: Date(millisecondsSince1970: day * ActivityCount.millisecondsPerDay), action: row["action"],
+                    provider: row["provider"], count: row["count"])
+            }
+        }
+    }
+
+    /// A range of `audit_events_action` (project, action, time) per action; only the activity rows are read.
+    static func activityCountsStatement(projectID: String, actions: [String], since: Date, until: Date)
+        -> (String, StatementArguments)
+    {
+        let marks = Array(repeating: "?", count: actions.count).joined(separator: ", ")
+        var arguments: StatementArguments = [projectID]
+        for action in actions { arguments += [action] }
+        arguments += [since.millisecondsSince1970, until.millisecondsSince1970]
+        let sql = """
+            SELECT time / \(ActivityCount.millisecondsPerDay) AS day, action,
+              json_extract(diff, '$.after.signInProvider') AS provider, COUNT(*) AS count
+            FROM audit_events
+            WHERE project_id = ? AND action IN (\(marks)) AND time >= ? AND time < ?
+            GROUP BY day, action, provider
+            """
+        return (sql, arguments)
+    }
 }

@@ -1,7 +1,12 @@
 import Foundation
+import GRDB
 import HearthCore
 import HearthStore
+import PostgresNIO
 import Testing
+
+@testable import HearthPostgres
+@testable import HearthSQLite
 
 /// Sessions as operators see them, and the audit log: the `SessionStore` listing and single revocation, and
 /// `AuditStore`, on every backend.
@@ -134,6 +139,106 @@ struct SessionAndAuditConformance {
             try await store.appendAuditEvents([Self.event("e1", at: 1), Self.event("e2", at: 10)])
             #expect(try await store.purgeAuditEvents(before: Fixture.t(5)) == 1)
             #expect(try await store.auditEvents(AuditEventQuery(projectID: nil, limit: 10)).map(\.id) == ["e2"])
+        }
+    }
+
+    @Test(arguments: Backend.available)
+    func countsActivityPerUTCDayActionAndProviderInTheRange(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            let day0 = Date(millisecondsSince1970: 1_699_920_000_000)  // 2023-11-14T00:00:00Z
+            let day1 = day0.addingTimeInterval(86_400)
+            let day2 = day1.addingTimeInterval(86_400)
+            func activity(
+                _ id: String, _ time: Date, _ action: String, provider: String? = "password", project: String = "p1"
+            ) -> AuditEvent {
+                AuditEvent(
+                    id: id, time: time, actorKind: "endUser", actor: "u1", clientAddress: nil, action: action,
+                    projectID: project, targetUID: "u1", outcome: "success",
+                    diff: provider.map { #"{"after":{"signInProvider":"\#($0)"}}"# } ?? #"{"after":{"kind":"VERIFY_EMAIL"}}"#)
+            }
+            try await store.appendAuditEvents([
+                activity("a", day0.addingTimeInterval(3600), "user.signIn"),
+                // The last millisecond of a day is still that day; its midnight starts the next.
+                activity("b", day1.addingTimeInterval(-0.001), "user.signIn"),
+                activity("c", day0.addingTimeInterval(7200), "user.signIn", provider: "google.com"),
+                activity("d", day1, "user.signIn"),
+                activity("e", day1.addingTimeInterval(5 * 3600), "user.signUp"),
+                activity("f", day1.addingTimeInterval(6 * 3600), "user.signInFailed"),
+                activity("g", day1.addingTimeInterval(7 * 3600), "message.emailSent", provider: nil),
+                // Not asked for, another project's, and outside [since, until).
+                activity("h", day1.addingTimeInterval(8 * 3600), "user.update"),
+                activity("i", day1.addingTimeInterval(60), "user.signIn", project: "p2"),
+                activity("j", day2, "user.signIn"),
+                activity("k", day0.addingTimeInterval(-0.001), "user.signIn"),
+            ])
+            let counts = try await store.activityCounts(
+                projectID: "p1", actions: ["user.signIn", "user.signUp", "user.signInFailed", "message.emailSent"],
+                since: day0, until: day2)
+            #expect(
+                Set(counts) == [
+                    ActivityCount(day: day0, action: "user.signIn", provider: "password", count: 2),
+                    ActivityCount(day: day0, action: "user.signIn", provider: "google.com", count: 1),
+                    ActivityCount(day: day1, action: "user.signIn", provider: "password", count: 1),
+                    ActivityCount(day: day1, action: "user.signUp", provider: "password", count: 1),
+                    ActivityCount(day: day1, action: "user.signInFailed", provider: "password", count: 1),
+                    ActivityCount(day: day1, action: "message.emailSent", provider: nil, count: 1),
+                ])
+            #expect(counts.count == 6)
+            #expect(try await store.activityCounts(projectID: "p3", actions: ["user.signIn"], since: day0, until: day2).isEmpty)
+        }
+    }
+
+    /// The Activity page's count reads a range of the (project, action, time) index, never the whole log.
+    @Test func sqliteCountsActivityOverAnIndexRange() async throws {
+        try await withTestDatabase(.sqlite) { database in
+            let store = try await database.open() as! SQLiteAuthStore
+            let (sql, arguments) = SQLiteAuthStore.activityCountsStatement(
+                projectID: "p1", actions: ["user.signIn", "user.signUp"], since: Fixture.t0, until: Fixture.t(86_400))
+            let plan = try await store.pool.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+            #expect(
+                plan.contains {
+                    $0.hasPrefix("SEARCH audit_events USING INDEX audit_events_action") && $0.contains("time>?")
+                        && $0.contains("time<?")
+                }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN audit_events") }, "\(plan)")
+            try await store.shutdown()
+        }
+    }
+
+    /// The same on PostgreSQL, with sequential scans priced out: a plan without the index would still scan.
+    @Test(.enabled(if: Backend.postgresURL != nil))
+    func postgresCountsActivityOverAnIndexRange() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await database.open() as! PostgresAuthStore
+            // A log of several projects and actions, analysed, so the planner chooses as it would in service.
+            let actions = ["user.signIn", "user.signUp", "user.update", "user.delete", "session.revoke"]
+            for batch in 0..<4 {
+                try await store.appendAuditEvents(
+                    (0..<1000).map { i in
+                        let n = batch * 1000 + i
+                        return Self.event(
+                            "e\(n)", at: n * 60, project: "p\(n % 3)", action: actions[n % actions.count])
+                    })
+            }
+            _ = try await store.query("ANALYZE audit_events")
+            let statement = PostgresAuthStore.activityCountsStatement(
+                projectID: "p1", actions: ["user.signIn", "user.signUp"], since: Fixture.t0, until: Fixture.t(86_400))
+            let plan = try await store.leasing { connection in
+                try await connection.query("SET enable_seqscan = off", logger: testLogger)
+                let explained = try await connection.query(
+                    PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds), logger: testLogger)
+                var lines: [String] = []
+                for try await line in explained.decode(String.self) { lines.append(line) }
+                return lines.joined(separator: "\n")
+            }
+            // A range of one of the project-led indexes, bounded by time (the action's, or the project's).
+            #expect(
+                plan.contains("Index Cond: ((project_id = ")
+                    && plan.contains("\"time\" >= ") && plan.contains("\"time\" < "), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+            try await store.shutdown()
         }
     }
 }
