@@ -67,6 +67,8 @@ public struct Console: Sendable {
         let settingsPages = ConsoleSettingsPages(console: self)
         router.get("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.show) }
         router.post("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.save) }
+        let activity = ConsoleActivityPages(console: self)
+        router.get("/console/activity") { request, context in await page(request, context, signedIn: true, activity.show) }
     }
 
     /// What a handler answers: a page, or a redirect to another console path.

@@ -6,7 +6,8 @@ import Hummingbird
 /// of caches, frames and other origins.
 enum ConsoleLayout {
     /// Colours chosen for ≥ 4.5:1 contrast on their backgrounds (body text #18181b on #fff is 17:1, links #1d4ed8
-    /// on #fff 6.7:1, white on the #b91c1c and #1d4ed8 buttons 6.5:1 and 6.7:1, muted #52525b on #fff 7.7:1).
+    /// on #fff 6.7:1, white on the #b91c1c and #1d4ed8 buttons 6.5:1 and 6.7:1, muted #52525b on #fff 7.7:1; the
+    /// charts' axis text is the muted colour, and their bar colours are each ≥ 4.5:1 on white).
     static let stylesheet = """
         *{box-sizing:border-box}
         body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:#f4f4f5;color:#18181b;line-height:1.5}
@@ -31,17 +32,24 @@ enum ConsoleLayout {
         @media (max-width:40rem){main{margin:0;border-radius:0}dl{grid-template-columns:1fr}}
         h3{font-size:1rem;margin:1rem 0 .3rem}pre.preview{white-space:pre-wrap;word-break:break-word;background:#f4f4f5;padding:.5rem;border-radius:6px}
         fieldset[disabled] input,fieldset[disabled] select,fieldset[disabled] textarea{background:#f4f4f5}
+        .chart{display:block;width:100%;height:auto;max-width:48rem}.chart .axis{fill:#52525b;font-size:12px}.chart .axis-line{stroke:#71717a}
+        .s0{fill:#1d4ed8;background:#1d4ed8}.s1{fill:#b91c1c;background:#b91c1c}.s2{fill:#166534;background:#166534}
+        .s3{fill:#7e22ce;background:#7e22ce}.s4{fill:#b45309;background:#b45309}.s5{fill:#0f766e;background:#0f766e}
+        .legend{display:flex;flex-wrap:wrap;gap:.2rem 1rem;list-style:none;padding:0;margin:.3rem 0}.swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:2px;margin-right:.3rem;vertical-align:middle}
+        caption{text-align:left;padding:.3rem 0}
         """
 
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     /// A page: `admin` signed in adds the navigation and the sign-out form (which carries `csrf`).
-    static func page(title: String, admin: String?, csrf: String, body: HTML) -> HTML {
+    /// `development`: the Development page exists (emulator mode, or a development outbox for SMS or e-mail).
+    static func page(title: String, admin: String?, csrf: String, body: HTML, development: Bool = false) -> HTML {
+        let developmentLink: HTML = development ? "<a href=\"/console/development\">Development</a>" : ""
         let navigation: HTML =
             admin.map { email in
                 """
-                <header><nav aria-label="Console" class="actions"><a href="/console/users">Users</a><a href="/console/audit">Audit log</a><a href="/console/settings">Settings</a></nav>
+                <header><nav aria-label="Console" class="actions"><a href="/console/users">Users</a><a href="/console/audit">Audit log</a><a href="/console/settings">Settings</a><a href="/console/activity">Activity</a>\(developmentLink)</nav>
                 <span class="who">\(email)</span>
                 <form method="post" action="/console/sign-out"><input type="hidden" name="csrf" value="\(csrf)">
                 <button type="submit">Sign out</button></form></header>

@@ -344,4 +344,37 @@ struct SessionAndAuditTests {
             #expect(events.first?["diff"]?["after"]?["signInProvider"]?.stringValue == "password")
         }
     }
+
+    @Test func activityIsCountedPerDayByProviderWithFailuresAndMessagesSent() async throws {
+        let h = try await Harness()
+        try await h.run { c in
+            let origin = RequestOrigin(project: try #require(h.engine.projects.config(h.projectID)), clientIP: nil)
+            _ = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            #expect(try await c.signIn("ada@example.com", "wrong horse").status == 400)
+            #expect(try await c.signIn("ada@example.com", "correct horse").status == 200)
+            let reset = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(reset.status == 200)
+            let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": "+15555550101"])
+            let code = try #require(try await h.store.outbox(projectID: h.projectID).last?.code)
+            let phone = try await c.post(
+                "/v1/accounts:signInWithPhoneNumber",
+                ["sessionInfo": .string(try #require(sent.string("sessionInfo"))), "code": .string(code)])
+            #expect(phone.status == 200)
+            h.clock.advance(86_400)
+            #expect(try await c.signIn("ada@example.com", "correct horse").status == 200)
+
+            // Read without flushing first: the summary stores what is still buffered itself.
+            let days = try await h.engine.activity(days: 30, origin: origin)
+            #expect(days.count == 30)
+            let (yesterday, today) = (days[28], days[29])
+            #expect(today.day.timeIntervalSince(yesterday.day) == 86_400)
+            #expect(yesterday.signIns == ["password": 2, "phone": 1])
+            #expect(yesterday.signUps == 2 && yesterday.failedSignIns == 1)
+            #expect(yesterday.emailsSent == 1 && yesterday.smsSent == 1)
+            #expect(today.signIns == ["password": 1] && today.signUps == 0 && today.emailsSent == 0)
+            #expect(days.dropLast(2).allSatisfy { $0.totalSignIns == 0 && $0.signUps == 0 })
+        }
+    }
 }
+

@@ -204,6 +204,7 @@ extension AuthEngine {
                     replyTo: rendered.replyTo, subject: rendered.subject, text: rendered.text, html: rendered.html,
                     kind: kind, oobCode: code, link: link, sentAt: clock.now()))
             AuthMetrics.email(outcome: "sent")
+            recordMessageSent(ActivityAction.emailSent, kind: kind.rawValue, origin: origin)
         } catch {
             AuthMetrics.email(outcome: "failed")
             _ = try? await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now())

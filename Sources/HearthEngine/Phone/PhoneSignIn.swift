@@ -113,6 +113,7 @@ extension AuthEngine {
                         projectID: project.projectID, phoneNumber: phone, code: code, sessionInfo: sessionInfo,
                         text: text, sentAt: now))
                 AuthMetrics.sms(outcome: "sent")
+                recordMessageSent(ActivityAction.smsSent, kind: smsType, origin: origin)
             } catch is SMSNotConfigured {
                 AuthMetrics.sms(outcome: "not_configured")
                 try? await store.deletePhoneVerification(sessionHash: sessionHash)
