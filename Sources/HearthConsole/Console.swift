@@ -69,6 +69,13 @@ public struct Console: Sendable {
         router.post("/console/settings") { request, context in await page(request, context, signedIn: true, settingsPages.save) }
         let activity = ConsoleActivityPages(console: self)
         router.get("/console/activity") { request, context in await page(request, context, signedIn: true, activity.show) }
+        let development = ConsoleDevelopmentPages(console: self)
+        router.get("/console/development") { request, context in
+            await page(request, context, signedIn: true, development.show)
+        }
+        router.post("/console/development/clear") { request, context in
+            await page(request, context, signedIn: true, development.clear)
+        }
     }
 
     /// What a handler answers: a page, or a redirect to another console path.
@@ -100,7 +107,10 @@ public struct Console: Sendable {
         switch answer {
         case .page(let status, let title, let body):
             return ConsoleLayout.response(
-                status, ConsoleLayout.page(title: title, admin: visit.admin?.email, csrf: visit.csrf, body: body),
+                status,
+                ConsoleLayout.page(
+                    title: title, admin: visit.admin?.email, csrf: visit.csrf, body: body,
+                    development: hasDevelopmentPage),
                 setCookies: visit.setCookies)
         case .redirect(let path):
             return ConsoleLayout.redirect(path, setCookies: visit.setCookies)
@@ -109,6 +119,9 @@ public struct Console: Sendable {
             return response
         }
     }
+
+    /// The Development page exists: in emulator mode, or when SMS or e-mail go to the development outbox.
+    var hasDevelopmentPage: Bool { engine.isEmulator || engine.usesDevelopmentOutbox }
 
     /// The project the console manages, as an admin of it.
     func origin(_ visit: ConsoleVisit) throws(AuthError) -> RequestOrigin {

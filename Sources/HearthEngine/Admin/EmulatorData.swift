@@ -1,4 +1,5 @@
 import HearthCore
+import HearthMessaging
 import HearthStore
 
 /// What the emulator's development routes (`/emulator/v1/…`) read and wipe, so that they go through the engine like
@@ -14,10 +15,18 @@ extension AuthEngine {
         try await store.emailOutbox(projectID: projectID)
     }
 
-    /// Deletes every user of a project with their sessions (the emulator's reset); returns how many.
+    /// Deletes every user of a project with their sessions (the emulator's reset, the console's "Clear all data");
+    /// returns how many. One audit event (`user.deleteAll`) with the count when an operator is bound.
     public func deleteAllUsers(projectID: String) async throws -> Int {
-        try await store.deleteAllUsers(projectID: projectID)
+        try await audited("user.deleteAll", scope: projectID) { change in
+            let count = try await store.deleteAllUsers(projectID: projectID)
+            change.after = ["deletedUsers": .number(Double(count))]
+            return count
+        }
     }
+
+    /// SMS or e-mail are kept in the development outbox rather than sent (emulator mode, or an explicit setting).
+    public var usesDevelopmentOutbox: Bool { smsSender is OutboxSMSSender || emailSender is OutboxEmailSender }
 
     /// The identities a provider has signed in with so far, from the first `limit` users: the emulator's account
     /// picker offers them again.
