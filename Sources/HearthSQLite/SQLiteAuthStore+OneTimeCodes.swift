@@ -52,7 +52,7 @@ extension SQLiteAuthStore {
             } else {
                 try db.run("UPDATE phone_verifications SET attempts = attempts + 1 WHERE session_hash = ?", [key])
             }
-            return .wrongCode(remaining: max(remaining, 0))
+            return .wrongCode(phoneNumber: phone, remaining: max(remaining, 0))
         }
     }
 

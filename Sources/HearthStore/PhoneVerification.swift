@@ -30,8 +30,9 @@ public struct PhoneVerification: Sendable, Equatable {
 public enum PhoneCodeOutcome: Sendable, Equatable {
     /// The code matched; the session is consumed.
     case verified(phoneNumber: String)
-    /// Wrong code; `remaining` attempts are left (the session is deleted when none are).
-    case wrongCode(remaining: Int)
+    /// Wrong code for the session's `phoneNumber`; `remaining` attempts are left (the session is deleted when none
+    /// are).
+    case wrongCode(phoneNumber: String, remaining: Int)
     /// The session expired (and is deleted).
     case expired
     /// No such session: never issued, already used, or used up.

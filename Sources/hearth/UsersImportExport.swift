@@ -114,6 +114,12 @@ struct UsersImport: AsyncParsableCommand {
         let store = try await Runtime.openStore(configuration, logger: Runtime.logger(configuration))
         let importer = UserImporter(store: store)
         let projectID = TenantScope.key(project: configuration.defaultProject, tenant: tenant)
+        // The whole import is one audit event by `cli`, however many batches it took.
+        func audit(imported: Int, failed: Int, error: (any Error)?) async {
+            await AuditActor.$current.withValue(AuditActor(kind: .cli, id: "cli", clientAddress: nil)) {
+                await importer.recordImport(projectID: projectID, imported: imported, failed: failed, error: error)
+            }
+        }
         var progress = ProgressBar(total: total, label: "users")
         var failures: [(uid: String, message: String)] = []
         let started = Date()
@@ -134,15 +140,13 @@ struct UsersImport: AsyncParsableCommand {
                 writing = (Task { try await importer.importBatch(request, projectID: projectID) }, users, first)
             }
             try await finishWriting()
-        } catch let error as AuthError {
-            _ = try? await writing?.task.value
-            try await store.shutdown()
-            throw CommandFailure("import stopped after \(done) users: \(error.message)")
         } catch {
             _ = try? await writing?.task.value
+            await audit(imported: done - failures.count, failed: failures.count, error: error)
             try await store.shutdown()
-            throw CommandFailure("import stopped after \(done) users: \(error)")
+            throw CommandFailure("import stopped after \(done) users: \((error as? AuthError)?.message ?? "\(error)")")
         }
+        await audit(imported: total - failures.count, failed: failures.count, error: nil)
         try await store.shutdown()
         let seconds = Date().timeIntervalSince(started)
         print(

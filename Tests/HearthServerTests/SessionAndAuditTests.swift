@@ -345,6 +345,99 @@ struct SessionAndAuditTests {
         }
     }
 
+    /// The newest event of `uid`'s History, as the admin API lists it.
+    static func lastEvent(_ c: Client, _ h: Harness, uid: String, token: String) async throws -> JSONValue? {
+        await h.engine.flushActivity()
+        let history = try await c.admin(
+            "/hearth/v1/projects/\(h.projectID)/auditEvents?uid=\(uid)", token: token, method: .get)
+        return history["events"]?.arrayValue?.first
+    }
+
+    @Test func failedIdPPhoneAndEmailLinkSignInsReachTheUsersHistory() async throws {
+        let h = try await Harness(emulator: true)
+        try await h.run { c in
+            // A disabled account's IdP sign-in.
+            let google = #"{"sub":"g-1","email":"gina@example.com","email_verified":true}"#
+            let first = try await FederatedSignInTests.signInWithIdp(c, provider: "google.com", idToken: google)
+            let gina = try #require(first.string("localId"))
+            let disabled = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(gina), "disableUser": true],
+                token: "owner")
+            #expect(disabled.status == 200)
+            #expect(
+                try await FederatedSignInTests.signInWithIdp(c, provider: "google.com", idToken: google).errorCode
+                    == "USER_DISABLED")
+            let idp = try await Self.lastEvent(c, h, uid: gina, token: "owner")
+            #expect(idp?["action"]?.stringValue == "user.signInFailed" && idp?["outcome"]?.stringValue == "USER_DISABLED")
+            #expect(idp?["diff"]?["after"]?["signInProvider"]?.stringValue == "google.com")
+
+            // A wrong SMS code for an existing account's number.
+            let phone = "+15555550100"
+            func sendCode() async throws -> String {
+                let sent = try await c.post("/v1/accounts:sendVerificationCode", ["phoneNumber": .string(phone)])
+                return try #require(sent.string("sessionInfo"))
+            }
+            let session = try await sendCode()
+            let code = try #require(try await h.store.outbox(projectID: h.projectID).last?.code)
+            let signedIn = try await c.post(
+                "/v1/accounts:signInWithPhoneNumber", ["sessionInfo": .string(session), "code": .string(code)])
+            let phoneUID = try #require(signedIn.string("localId"))
+            h.clock.advance(31)
+            let again = try await sendCode()
+            let wrong = try await c.post(
+                "/v1/accounts:signInWithPhoneNumber", ["sessionInfo": .string(again), "code": "000000"])
+            #expect(wrong.errorCode == "INVALID_CODE")
+            let sms = try await Self.lastEvent(c, h, uid: phoneUID, token: "owner")
+            #expect(sms?["action"]?.stringValue == "user.signInFailed" && sms?["outcome"]?.stringValue == "INVALID_CODE")
+            #expect(sms?["diff"]?["after"]?["signInProvider"]?.stringValue == "phone")
+
+            // A used e-mail link for an existing account.
+            _ = try await c.post("/v1/accounts:sendOobCode", .object(EmailLinkSignInTests.signInSettings))
+            let mail = try #require(try await h.store.emailOutbox(projectID: h.projectID).last)
+            let linked = try await c.post(
+                "/v1/accounts:signInWithEmailLink", ["email": "ada@example.com", "oobCode": .string(mail.oobCode)])
+            let ada = try #require(linked.string("localId"))
+            let reused = try await c.post(
+                "/v1/accounts:signInWithEmailLink", ["email": "ada@example.com", "oobCode": .string(mail.oobCode)])
+            #expect(reused.errorCode == "INVALID_OOB_CODE")
+            let link = try await Self.lastEvent(c, h, uid: ada, token: "owner")
+            #expect(link?["action"]?.stringValue == "user.signInFailed" && link?["outcome"]?.stringValue == "INVALID_OOB_CODE")
+            #expect(link?["diff"]?["after"]?["signInProvider"]?.stringValue == "emailLink")
+
+            // An address or number without an account has no History: nothing is recorded for it.
+            let stranger = try await c.post(
+                "/v1/accounts:signInWithEmailLink", ["email": "nobody@example.com", "oobCode": .string(mail.oobCode)])
+            #expect(stranger.errorCode == "INVALID_OOB_CODE")
+            await h.engine.flushActivity()
+            let failures = try await c.admin(
+                "/hearth/v1/projects/\(h.projectID)/auditEvents?action=user.signInFailed", token: "owner", method: .get)
+            #expect(failures["events"]?.arrayValue?.count == 3)
+        }
+    }
+
+    @Test func theEmulatorsResetAndConfigChangesAreAuditedAsItsOwner() async throws {
+        let h = try await Harness(emulator: true)
+        try await h.run { c in
+            _ = try await c.signUp(email: "ada@example.com", password: "correct horse")
+            let patched = try await c.send(
+                "/emulator/v1/projects/\(h.projectID)/config", method: .patch,
+                body: ByteBuffer(string: #"{"signIn":{"allowDuplicateEmails":true}}"#), key: nil)
+            #expect(patched.status == 200)
+            let deleted = try await c.send("/emulator/v1/projects/\(h.projectID)/accounts", method: .delete, key: nil)
+            #expect(deleted.status == 200)
+            #expect(try await h.store.countUsers(projectID: h.projectID) == 0)
+
+            let log = try await c.admin("/hearth/v1/projects/\(h.projectID)/auditEvents", token: "owner", method: .get)
+            let events = try #require(log["events"]?.arrayValue)
+            let reset = try #require(events.first { $0["action"]?.stringValue == "user.deleteAll" })
+            #expect(reset["actorKind"]?.stringValue == "emulatorOwner" && reset["actor"]?.stringValue == "owner")
+            #expect(reset["diff"]?["after"]?["deletedUsers"]?.doubleValue == 1)
+            let config = try #require(events.first { $0["action"]?.stringValue == "project.update" })
+            #expect(config["actorKind"]?.stringValue == "emulatorOwner")
+            #expect(config["diff"]?["after"]?.jsonText.contains("allowDuplicateEmails") == true)
+        }
+    }
+
     @Test func activityIsCountedPerDayByProviderWithFailuresAndMessagesSent() async throws {
         let h = try await Harness()
         try await h.run { c in

@@ -173,6 +173,14 @@ struct UserCommandTests {
         let imported = try await hearth(["users", "import", source.path] + hashFlags, dir: first, expectStatus: 1)
         #expect(imported.contains("imported 2 of 3 users"))
         #expect(imported.contains("1 × email exists in other account in database: u2"))
+        // The whole import is one audit event by the CLI, with its counts and no hash or salt.
+        let events = try await hearth(["audit", "export"], dir: first).split(separator: "\n")
+            .filter { $0.hasPrefix("{") }.map { try JSONValue(parsing: String($0)) }.filter { $0["action"]?.stringValue == "user.import" }
+        #expect(events.count == 1)
+        #expect(events.first?["actor"]?.stringValue == "cli" && events.first?["actorKind"]?.stringValue == "cli")
+        #expect(events.first?["diff"]?["after"]?["imported"]?.doubleValue == 2)
+        #expect(events.first?["diff"]?["after"]?["failed"]?.doubleValue == 1)
+        #expect(!events.description.contains("V358E8") && !events.description.contains("TmFDbA"))
 
         let export = dir.appendingPathComponent("out.json")
         let exported = try await hearth(["users", "export", export.path], dir: first)

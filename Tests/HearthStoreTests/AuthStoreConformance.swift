@@ -492,7 +492,7 @@ struct AuthStoreConformance {
             #expect(try await store.attemptPhoneCode(Fixture.attempt("s1", "123456")) == .unknown)
             #expect(try await store.attemptPhoneCode(Fixture.attempt("never", "123456")) == .unknown)
             // A code belongs to its own session only.
-            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456")) == .wrongCode(remaining: 4))
+            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456")) == .wrongCode(phoneNumber: "+15550002", remaining: 4))
             #expect(
                 try await store.attemptPhoneCode(Fixture.attempt("s2", "654321")) == .verified(phoneNumber: "+15550002")
             )
@@ -511,7 +511,7 @@ struct AuthStoreConformance {
             for remaining in [2, 1] {
                 #expect(
                     try await store.attemptPhoneCode(Fixture.attempt("s1", "000000", max: 3))
-                        == .wrongCode(remaining: remaining))
+                        == .wrongCode(phoneNumber: "+15550001", remaining: remaining))
             }
             // Within the limit the right code still works.
             #expect(
@@ -522,7 +522,7 @@ struct AuthStoreConformance {
             for remaining in [2, 1, 0] {
                 #expect(
                     try await store.attemptPhoneCode(Fixture.attempt("s2", "000000", max: 3))
-                        == .wrongCode(remaining: remaining))
+                        == .wrongCode(phoneNumber: "+15550001", remaining: remaining))
             }
             #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456", max: 3)) == .unknown, "used up")
         }
@@ -555,7 +555,7 @@ struct AuthStoreConformance {
             try await store.insertPhoneVerification(Fixture.verification("wrong"))
             let wrong = try await Self.attemptConcurrently(Fixture.attempt("wrong", "000000"), times: 10, on: stores)
             let counted = wrong.compactMap { outcome -> Int? in
-                if case .wrongCode(let remaining) = outcome { remaining } else { nil }
+                if case .wrongCode(_, let remaining) = outcome { remaining } else { nil }
             }
             #expect(counted.sorted() == [0, 1, 2, 3, 4], "\(wrong)")
             #expect(wrong.filter { $0 == .unknown }.count == 5, "\(wrong)")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthStore
+import Logging
 
 /// One user of an import: an entry of `accounts:batchCreate` or of a `firebase auth:export` file.
 public struct ImportedUser: Sendable, Equatable {
@@ -198,6 +199,16 @@ public struct UserImporter: Sendable {
             errors.append(UserImportError(index: recordIndex[position], message: Self.message(conflict)))
         }
         return errors.sorted { $0.index < $1.index }
+    }
+
+    /// Records an import of many batches (`hearth users import`) as one `user.import` event by the bound operator
+    /// (`AuditActor.current`), as `accounts:batchCreate` records each of its own: counts, never hashes.
+    public func recordImport(projectID: String, imported: Int, failed: Int, error: (any Error)?) async {
+        guard let actor = AuditActor.current else { return }
+        await AuthEngine.storeAudit(
+            "user.import", actor: actor, scope: projectID,
+            change: AuditChange(after: ["imported": .number(Double(imported)), "failed": .number(Double(failed))]),
+            outcome: error, store: store, clock: clock, random: .system, logger: Logger(label: "hearth.audit"))
     }
 
     private func checkDuplicates(_ r: UserImportRequest) throws(AuthError) {

@@ -79,6 +79,14 @@ extension AuthEngine {
                 diff: JSONValue.object(["after": ["signInProvider": .string(provider)]]).jsonText))
     }
 
+    /// A known user's refused sign-in, recorded for their History; the error to throw.
+    func refusedSignIn(_ uid: String, provider: String, _ code: AuthErrorCode, origin: RequestOrigin) -> AuthError {
+        AuthMetrics.signInFailed(provider: provider)
+        let failure = AuthError(code)
+        recordActivity("user.signInFailed", uid: uid, provider: provider, origin: origin, failure: failure)
+        return failure
+    }
+
     /// Counts a new account and records it in its History.
     func noteSignUp(_ user: UserRecord, provider: String, origin: RequestOrigin) {
         AuthMetrics.signUp(provider: provider)

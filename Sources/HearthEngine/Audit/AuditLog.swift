@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthStore
+import Logging
 import Synchronization
 
 /// What an audited use case tells the log about its change: the target and the states before and after.
@@ -50,10 +51,21 @@ extension AuthEngine {
     func recordAudit(
         _ action: String, actor: AuditActor, scope: String, change: AuditChange, outcome: (any Error)?
     ) async {
+        await Self.storeAudit(
+            action, actor: actor, scope: scope, change: change, outcome: outcome, store: store, clock: clock,
+            random: random, logger: logger)
+    }
+
+    /// Stores one operator's change as an event; a failed write is logged and counted, never thrown. Shared with
+    /// what changes the store without an engine (`hearth users import`).
+    static func storeAudit(
+        _ action: String, actor: AuditActor, scope: String, change: AuditChange, outcome: (any Error)?,
+        store: any AuditStore, clock: AuthClock, random: SecureRandom, logger: Logger
+    ) async {
         let event = AuditEvent(
             id: AuditEventID.next(random: random), time: clock.now(), actorKind: actor.kind.rawValue, actor: actor.id,
             clientAddress: actor.clientAddress, action: action, projectID: scope, targetUID: change.targetUID,
-            outcome: Self.auditOutcome(outcome), diff: AuditRedaction.diff(before: change.before, after: change.after))
+            outcome: auditOutcome(outcome), diff: AuditRedaction.diff(before: change.before, after: change.after))
         do {
             try await store.appendAuditEvents([event])
         } catch {

@@ -152,7 +152,12 @@ extension AuthEngine {
                 maxAttempts: project.phone.maxCodeAttempts, now: clock.now())
             {
             case .verified(let number): phone = number
-            case .wrongCode: throw AuthError(.invalidCode)
+            case .wrongCode(let number, _):
+                // A wrong code for an existing account's number goes into that account's History.
+                guard let owner = try await store.user(projectID: project.projectID, phoneNumber: number) else {
+                    throw AuthError(.invalidCode)
+                }
+                throw refusedSignIn(owner.uid, provider: ProviderID.phone, .invalidCode, origin: origin)
             case .expired: throw AuthError(.sessionExpired)
             case .unknown: throw AuthError(.invalidSessionInfo)
             }
@@ -194,7 +199,7 @@ extension AuthEngine {
             let tokens = try await startSession(for: user, provider: ProviderID.phone, origin: origin)
             return .signedIn(AccountResult(user: user, tokens: tokens, isNewUser: true), phoneNumber: phone)
         }
-        if owner.disabled { throw AuthError(.userDisabled) }
+        if owner.disabled { throw refusedSignIn(owner.uid, provider: ProviderID.phone, .userDisabled, origin: origin) }
         try refusePhoneFirstFactor(for: owner, origin: origin)
         try await store.recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
         let tokens = try await startSession(for: owner, provider: ProviderID.phone, origin: origin)

@@ -32,7 +32,13 @@ extension AuthEngine {
         let hash = Self.actionCodeHash(code)
         guard let peeked = try await store.emailActionCode(hash: hash, projectID: project.projectID, now: clock.now()),
             peeked.kind == .emailSignIn
-        else { throw AuthError(.invalidOobCode) }
+        else {
+            // A used, expired or mistyped link for an existing account goes into that account's History.
+            guard let owner = try await store.user(projectID: project.projectID, email: email) else {
+                throw AuthError(.invalidOobCode)
+            }
+            throw refusedSignIn(owner.uid, provider: ProviderID.emailLink, .invalidOobCode, origin: origin)
+        }
         guard peeked.email == email else {
             throw AuthError(.invalidEmail, "The email provided does not match the sign-in email address.")
         }
@@ -47,7 +53,10 @@ extension AuthEngine {
             }
         }
         guard try await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now()) != nil
-        else { throw AuthError(.invalidOobCode) }
+        else {
+            guard let owner else { throw AuthError(.invalidOobCode) }
+            throw refusedSignIn(owner.uid, provider: ProviderID.emailLink, .invalidOobCode, origin: origin)
+        }
 
         guard let existing = linking?.0 ?? owner else {
             try await consumeLimit(
@@ -67,7 +76,9 @@ extension AuthEngine {
                 for: user, provider: ProviderID.password, origin: origin, signInMethod: ProviderID.emailLink)
             return AccountResult(user: user, tokens: tokens, isNewUser: true)
         }
-        if existing.disabled { throw AuthError(.userDisabled) }
+        if existing.disabled {
+            throw refusedSignIn(existing.uid, provider: ProviderID.emailLink, .userDisabled, origin: origin)
+        }
         let user = try await retryingOnConflict {
             guard var user = try await store.user(projectID: project.projectID, uid: existing.uid) else {
                 throw AuthError(.userNotFound)

@@ -176,7 +176,9 @@ extension AuthEngine {
                 result.existingUID = holder.uid
                 return result
             }
-            if holder.disabled { throw AuthError(.userDisabled) }
+            if holder.disabled {
+                throw refusedSignIn(holder.uid, provider: identity.providerID, .userDisabled, origin: origin)
+            }
             let recycled = holder.providers.contains {
                 $0.providerID == identity.providerID && $0.rawID != identity.rawID
             }
@@ -246,7 +248,7 @@ extension AuthEngine {
         -> IdPSignInResult
     {
         var user = owner
-        if user.disabled { throw AuthError(.userDisabled) }
+        if user.disabled { throw refusedSignIn(user.uid, provider: identity.providerID, .userDisabled, origin: origin) }
         let existing = user.providers.first { $0.providerID == identity.providerID && $0.rawID == identity.rawID }
         let updated = Self.link(identity, merging: existing)
         if updated != existing || (user.displayName == nil && identity.displayName != nil) {

@@ -25,8 +25,10 @@ struct EmulatorRoutes: Sendable {
             if let duplicates = wire.fields["signIn"]?["allowDuplicateEmails"] {
                 patch["signIn"] = ["allowDuplicateEmails": duplicates]
             }
-            let updated = try await engine.updateProjectSettings(
-                projectID: project.projectID, patch: patch, mask: ProjectSettingsUpdate.paths(presentIn: patch))
+            let updated = try await Self.asOwner(context) {
+                try await engine.updateProjectSettings(
+                    projectID: project.projectID, patch: patch, mask: ProjectSettingsUpdate.paths(presentIn: patch))
+            }
             return WireResponse.json(Self.emulatorConfig(updated))
         }
         router.get("/emulator/action") { request, context in
@@ -167,11 +169,18 @@ struct EmulatorRoutes: Sendable {
         }
         router.delete(RouterPath("\(scope)/accounts")) { _, context in
             let project = try project(context)
-            let count = try await engine.deleteAllUsers(projectID: project.projectID)
+            let count = try await Self.asOwner(context) { try await engine.deleteAllUsers(projectID: project.projectID) }
             context.logger.info(
                 "emulator: all accounts deleted", metadata: ["project": "\(project.projectID)", "count": "\(count)"])
             return WireResponse.json([:])
         }
+    }
+
+    /// Runs a change of the emulator's development routes, which take no credentials, as the emulator's owner (the
+    /// actor `Bearer owner` is too), so the audit log has it.
+    static func asOwner<T: Sendable>(_ context: HearthRequestContext, _ body: () async throws -> T) async throws -> T {
+        try await AuditActor.$current.withValue(
+            AuditActor(kind: .emulatorOwner, id: "owner", clientAddress: context.clientIP), operation: body)
     }
 
     /// The project the path names, or its tenant when the path names one.
