@@ -68,11 +68,12 @@ struct ConsoleActivityPages: Sendable {
 
     // MARK: Drawing
 
-    static let width = 720
-    static let height = 180
-    static let left = 44
+    /// Small enough that its 14-unit text is still ~10 px when the chart shrinks to a 360 px screen.
+    static let width = 480
+    static let height = 170
+    static let left = 40
     static let top = 12
-    static let bottom = 26
+    static let bottom = 28
     /// Colour classes of the stylesheet (`.s0` …), in order; more series than colours reuse them.
     static let colours = 6
 
@@ -99,11 +100,13 @@ struct ConsoleActivityPages: Sendable {
                     """)
                 below += value
             }
-            // A label under every seventh day (and the last), enough to place the bars at 360 px.
-            if i % 7 == 0 || i == days.count - 1 {
+            // A label under every seventh day counted back from today, enough to place the bars at 360 px.
+            if (days.count - 1 - i) % 7 == 0 {
+                // Today's label ends at its bar rather than running off the right edge.
+                let last = i == days.count - 1
                 marks.append(
                     """
-                    <text class="axis" x="\(number(x + slot * 0.35))" y="\(height - 8)" text-anchor="middle">\(String(dayText(day).dropFirst(5)))</text>
+                    <text class="axis" x="\(number(last ? x + slot * 0.7 : x + slot * 0.35))" y="\(height - 6)" text-anchor="\(last ? "end" : "middle")">\(String(dayText(day).dropFirst(5)))</text>
                     """)
             }
         }
@@ -122,7 +125,7 @@ struct ConsoleActivityPages: Sendable {
             <svg class="chart" id="chart-\(id)" viewBox="0 0 \(width) \(height)" role="img" aria-labelledby="chart-\(id)-title">
             <title id="chart-\(id)-title">\(description)</title>
             <line class="axis-line" x1="\(left)" y1="\(top + plotHeight)" x2="\(width - 8)" y2="\(top + plotHeight)"/>
-            <text class="axis" x="\(left - 6)" y="\(top + 10)" text-anchor="end">\(peak)</text>
+            <text class="axis" x="\(left - 6)" y="\(top + 12)" text-anchor="end">\(peak)</text>
             <text class="axis" x="\(left - 6)" y="\(top + plotHeight)" text-anchor="end">0</text>
             \(marks)
             </svg>

@@ -32,7 +32,7 @@ enum ConsoleLayout {
         @media (max-width:40rem){main{margin:0;border-radius:0}dl{grid-template-columns:1fr}}
         h3{font-size:1rem;margin:1rem 0 .3rem}pre.preview{white-space:pre-wrap;word-break:break-word;background:#f4f4f5;padding:.5rem;border-radius:6px}
         fieldset[disabled] input,fieldset[disabled] select,fieldset[disabled] textarea{background:#f4f4f5}
-        .chart{display:block;width:100%;height:auto;max-width:48rem}.chart .axis{fill:#52525b;font-size:12px}.chart .axis-line{stroke:#71717a}
+        .chart{display:block;width:100%;height:auto;max-width:36rem}.chart .axis{fill:#52525b;font-size:14px}.chart .axis-line{stroke:#71717a}
         .s0{fill:#1d4ed8;background:#1d4ed8}.s1{fill:#b91c1c;background:#b91c1c}.s2{fill:#166534;background:#166534}
         .s3{fill:#7e22ce;background:#7e22ce}.s4{fill:#b45309;background:#b45309}.s5{fill:#0f766e;background:#0f766e}
         .legend{display:flex;flex-wrap:wrap;gap:.2rem 1rem;list-style:none;padding:0;margin:.3rem 0}.swatch{display:inline-block;width:.9rem;height:.9rem;border-radius:2px;margin-right:.3rem;vertical-align:middle}
