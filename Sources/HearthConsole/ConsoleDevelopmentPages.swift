@@ -17,12 +17,10 @@ struct ConsoleDevelopmentPages: Sendable {
 
     func show(_ visit: ConsoleVisit) async throws -> Console.Answer {
         guard console.hasDevelopmentPage else { return .response(ConsoleLayout.plain(.notFound, "Not found.\n")) }
-        return .page(.ok, title: "Development", try await body(visit, message: visitMessage(visit)))
-    }
-
-    func visitMessage(_ visit: ConsoleVisit) -> HTML {
-        visit.field("done") == "cleared"
+        let notice: HTML =
+            visit.field("done") == "cleared"
             ? "<p class=\"notice\" role=\"status\" id=\"notice\">Every account of the project was deleted.</p>" : ""
+        return .page(.ok, title: "Development", try await body(visit, message: notice))
     }
 
     func body(_ visit: ConsoleVisit, message: HTML) async throws -> HTML {
@@ -74,10 +72,13 @@ struct ConsoleDevelopmentPages: Sendable {
         guard engine.isEmulator else { return .response(ConsoleLayout.plain(.notFound, "Not found.\n")) }
         let origin = try console.origin(visit)
         do {
-            guard visit.field("confirm") == origin.project.projectID else {
-                throw AuthError(.invalidArgument, "Type the project ID exactly to clear its data.")
+            // A viewer is refused before anything else is looked at.
+            _ = try await console.asAdmin(visit) {
+                guard visit.field("confirm") == origin.project.projectID else {
+                    throw AuthError(.invalidArgument, "Type the project ID exactly to clear its data.")
+                }
+                return try await engine.deleteAllUsers(projectID: origin.project.projectID)
             }
-            _ = try await console.asAdmin(visit) { try await engine.deleteAllUsers(projectID: origin.project.projectID) }
             return .redirect("/console/development?done=cleared")
         } catch let error as AuthError {
             return .page(
