@@ -153,7 +153,7 @@ public final class AuthEngine: Sendable {
             // A beforeCreate function may have disabled the account it let be created.
             if user.disabled {
                 let failure = AuthError(.userDisabled)
-                recordActivity("user.signInFailed", uid: user.uid, provider: provider, origin: origin, failure: failure)
+                recordActivity(ActivityAction.signInFailed, uid: user.uid, provider: provider, origin: origin, failure: failure)
                 throw failure
             }
             let (updated, sessionClaims) = try await runBeforeSignIn(
@@ -161,7 +161,7 @@ public final class AuthEngine: Sendable {
             user = updated
             extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
             AuthMetrics.signIn(provider: provider)
-            recordActivity("user.signIn", uid: user.uid, provider: provider, origin: origin, failure: nil)
+            recordActivity(ActivityAction.signIn, uid: user.uid, provider: provider, origin: origin, failure: nil)
         }
         let now = clock.now()
         let refresh = RefreshTokenCodec.generate(random: random)

@@ -213,7 +213,7 @@ extension AuthEngine {
         let failure = AuthError(.invalidAuthenticatorResponse)
         AuthMetrics.signInFailed(provider: Self.passkeyProvider)
         recordActivity(
-            "user.signInFailed", uid: user.uid, provider: Self.passkeyProvider, origin: origin, failure: failure)
+            ActivityAction.signInFailed, uid: user.uid, provider: Self.passkeyProvider, origin: origin, failure: failure)
         return failure
     }
 

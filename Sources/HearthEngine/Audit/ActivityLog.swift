@@ -83,14 +83,14 @@ extension AuthEngine {
     func refusedSignIn(_ uid: String, provider: String, _ code: AuthErrorCode, origin: RequestOrigin) -> AuthError {
         AuthMetrics.signInFailed(provider: provider)
         let failure = AuthError(code)
-        recordActivity("user.signInFailed", uid: uid, provider: provider, origin: origin, failure: failure)
+        recordActivity(ActivityAction.signInFailed, uid: uid, provider: provider, origin: origin, failure: failure)
         return failure
     }
 
     /// Counts a new account and records it in its History.
     func noteSignUp(_ user: UserRecord, provider: String, origin: RequestOrigin) {
         AuthMetrics.signUp(provider: provider)
-        recordActivity("user.signUp", uid: user.uid, provider: provider, origin: origin, failure: nil)
+        recordActivity(ActivityAction.signUp, uid: user.uid, provider: provider, origin: origin, failure: nil)
     }
 
     /// Stores the end-user activity still waiting (`hearth serve` calls it when stopping).

@@ -52,14 +52,14 @@ extension AuthEngine {
                 project.emailEnumerationProtection
                     ? .invalidLoginCredentials : user?.passwordHash == nil ? .emailNotFound : .invalidPassword)
             if let user {
-                recordActivity("user.signInFailed", uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
+                recordActivity(ActivityAction.signInFailed, uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
             }
             throw failure
         }
         try await release(reservation)
         if user.disabled {
             let failure = AuthError(.userDisabled)
-            recordActivity("user.signInFailed", uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
+            recordActivity(ActivityAction.signInFailed, uid: user.uid, provider: ProviderID.password, origin: origin, failure: failure)
             throw failure
         }
 
