@@ -1,10 +1,12 @@
-"""The console's Activity and Development pages in headless Chromium, on two servers: one in production mode that
-mails through the SMTP sink, and one in `--emulator`. On each, sign-ups, sign-ins, failed sign-ins and e-mails
-(and in the emulator SMS) made through the public API are counted on Activity, in its table and its charts' text.
-Development exists only in the emulator: it shows the latest e-mail link and SMS code as the `/emulator/v1` routes
-list them, and "Clear all data" (typed confirmation) deletes every account and is in the audit log, while a viewer
-sees no Clear button and a POST from a viewer or from another origin deletes nothing. axe-core finds no violation
-at 360 and 1280 px; screenshots go where test_console_browser.py puts its own."""
+"""The console's Activity and Development pages in headless Chromium, on three servers: one in production mode that
+mails through the SMTP sink, one in `--emulator`, and one in production mode with SMS and e-mail set to the
+development outbox. On each, sign-ups, sign-ins, failed sign-ins, e-mails and SMS made through the public API are
+counted on Activity, in its table and its charts' text. Development is 404 without an outbox. In the emulator it
+shows the latest e-mail link and SMS code as the `/emulator/v1` routes list them, and "Clear all data" (typed
+confirmation) deletes every account and is in the audit log, while a viewer sees no Clear button and a POST from a
+viewer or from another origin deletes nothing. With an outbox outside the emulator there is nothing to clear and
+viewers see no code. axe-core finds no violation at 360 and 1280 px; screenshots go where test_console_browser.py
+puts its own."""
 import json
 import os
 import re
@@ -46,13 +48,16 @@ def smtp_sink():
         shutil.rmtree(directory, ignore_errors=True)
 
 
-@pytest.fixture(scope="module", params=["smtp", "emulator"])
+@pytest.fixture(scope="module", params=["smtp", "emulator", "outbox"])
 def server(request):
-    """`hearth serve` mailing through the SMTP sink (no SMS provider: nothing for a Development page), or
-    `hearth serve --emulator` (both outboxes)."""
-    if request.param == "emulator":
-        for server in start(PROJECT, "--emulator"):
-            server.mode = "emulator"
+    """`hearth serve` mailing through the SMTP sink (no SMS provider: nothing for a Development page),
+    `hearth serve --emulator` (both outboxes), or `hearth serve` with both outboxes set explicitly."""
+    if request.param in ("emulator", "outbox"):
+        extra = ("--emulator",) if request.param == "emulator" else ()
+        config = None if extra else {"sms": {"provider": "outbox"}, "email": {"provider": "outbox"},
+                                     "projects": [{"projectId": PROJECT}]}
+        for server in start(PROJECT, *extra, config=config):
+            server.mode = request.param
             yield server
         return
     smtp_port, directory = request.getfixturevalue("smtp_sink")
@@ -145,7 +150,7 @@ def test_activity_counts_what_users_did(server, signed_in):
 
     driver.get(f"{server.admin_base}/console/activity")
     assert driver.find_element(By.CSS_SELECTOR, "header nav").text.split() == (
-        ["Users", "Audit", "log", "Activity"] + (["Development"] if server.mode == "emulator" else []))
+        ["Users", "Audit", "log", "Activity"] + (["Development"] if server.mode != "smtp" else []))
     totals = {name: int(pages.text(f"total-{name}"))
               for name in ("sign-ins", "sign-ins-password", "sign-ups", "failed", "sms", "emails")}
     assert totals == {"sign-ins": 3, "sign-ins-password": 3, "sign-ups": 2, "failed": 2, "sms": sms, "emails": 1}
@@ -172,18 +177,40 @@ def test_development_exists_only_where_there_is_an_outbox(server, signed_in):
     csrf = driver.find_element(By.CSS_SELECTOR, "input[name=csrf]").get_attribute("value")
     cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
     page = requests.get(f"{server.admin_base}/console/development", cookies=cookies, timeout=10)
-    if server.mode == "smtp":
-        # Mail goes through SMTP and there is no SMS provider: nothing to show, and nothing to clear, even with
-        # this admin's valid session, token and Origin.
-        assert page.status_code == 404
-        assert server.post("/v1/accounts:signUp", {"returnSecureToken": True}).status_code == 200
-        clear = requests.post(f"{server.admin_base}/console/development/clear", cookies=cookies, timeout=10,
-                              headers={"Origin": server.admin_base}, data={"csrf": csrf, "confirm": PROJECT})
-        assert clear.status_code == 404
-        assert server.post("/v1/accounts:signInWithPassword",
-                           {"email": "ada@activity.test", "password": "pass-word-1"}).status_code == 200
-    else:
+    if server.mode == "emulator":
         assert page.status_code == 200 and "Clear all data" in page.text
+        return
+    # Mail through SMTP and no SMS provider: no page. An outbox outside the emulator: a page, nothing to clear.
+    assert page.status_code == (404 if server.mode == "smtp" else 200)
+    assert "Clear all data" not in page.text and 'id="clear"' not in page.text
+    # Not even with this admin's valid session, token and Origin.
+    clear = requests.post(f"{server.admin_base}/console/development/clear", cookies=cookies, timeout=10,
+                          headers={"Origin": server.admin_base}, data={"csrf": csrf, "confirm": PROJECT})
+    assert clear.status_code == 404
+    assert server.post("/v1/accounts:signInWithPassword",
+                       {"email": "ada@activity.test", "password": "pass-word-1"}).status_code == 200
+
+
+def test_an_outbox_outside_the_emulator_hides_codes_from_viewers(server, signed_in):
+    if server.mode != "outbox":
+        pytest.skip("only an outbox outside the emulator keeps live codes from viewers")
+    pages, _ = signed_in
+    driver = pages.driver
+    assert server.post("/v1/accounts:sendVerificationCode", {"phoneNumber": "+15555550177"}).status_code == 200
+    assert server.post("/v1/accounts:sendOobCode",
+                       {"requestType": "PASSWORD_RESET", "email": "ada@activity.test"}).status_code == 200
+    driver.get(f"{server.admin_base}/console/development")
+    assert "development outbox" in pages.text("mode")
+    newest_sms = driver.find_element(By.CSS_SELECTOR, "#sms-codes tbody tr").text
+    code = re.search(r"\+15555550177 (\d{6}) Live", newest_sms).group(1)
+    newest_mail = driver.find_element(By.CSS_SELECTOR, "#email-links tbody tr").text
+    link = re.search(r"(http\S+oobCode=\S+)", newest_mail).group(1)
+    pages.check("development-outbox")
+
+    viewer, _ = viewer_session(server, "outbox-viewer@activity.test")
+    seen = viewer.get(f"{server.admin_base}/console/development", timeout=10)
+    assert seen.status_code == 200 and "+15555550177" in seen.text and "hidden from viewers" in seen.text
+    assert code not in seen.text and "oobCode=" not in seen.text and link not in seen.text
 
 
 def test_development_shows_the_latest_codes_and_clears_all_data(server, signed_in):
