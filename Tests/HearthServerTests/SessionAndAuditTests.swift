@@ -370,6 +370,14 @@ struct SessionAndAuditTests {
             let idp = try await Self.lastEvent(c, h, uid: gina, token: "owner")
             #expect(idp?["action"]?.stringValue == "user.signInFailed" && idp?["outcome"]?.stringValue == "USER_DISABLED")
             #expect(idp?["diff"]?["after"]?["signInProvider"]?.stringValue == "google.com")
+            // The same account through a custom token.
+            let custom = JWS.unsigned(payload: ["aud": .string(CustomClaims.customTokenAudience), "uid": .string(gina)])
+            #expect(
+                try await c.post("/v1/accounts:signInWithCustomToken", ["token": .string(custom)]).errorCode
+                    == "USER_DISABLED")
+            let token = try await Self.lastEvent(c, h, uid: gina, token: "owner")
+            #expect(token?["outcome"]?.stringValue == "USER_DISABLED")
+            #expect(token?["diff"]?["after"]?["signInProvider"]?.stringValue == "custom")
 
             // A wrong SMS code for an existing account's number.
             let phone = "+15555550100"
@@ -411,7 +419,21 @@ struct SessionAndAuditTests {
             await h.engine.flushActivity()
             let failures = try await c.admin(
                 "/hearth/v1/projects/\(h.projectID)/auditEvents?action=user.signInFailed", token: "owner", method: .get)
-            #expect(failures["events"]?.arrayValue?.count == 3)
+            #expect(failures["events"]?.arrayValue?.count == 4)
+        }
+    }
+
+    @Test func aDisabledAccountsPasswordSignInIsInItsHistoryWithoutEnumerationProtection() async throws {
+        let h = try await Harness { $0.emailEnumerationProtection = false }
+        try await Self.withAdmin(h) { c, token, _ in
+            let uid = try #require(try await c.signUp(email: "ada@example.com", password: "correct horse").string("localId"))
+            let disabled = try await c.admin(
+                "/v1/projects/\(h.projectID)/accounts:update", ["localId": .string(uid), "disableUser": true], token: token)
+            #expect(disabled.status == 200)
+            // Without the protection a disabled account is named before the password is checked.
+            #expect(try await c.signIn("ada@example.com", "wrong horse").errorCode == "USER_DISABLED")
+            let event = try await Self.lastEvent(c, h, uid: uid, token: token)
+            #expect(event?["action"]?.stringValue == "user.signInFailed" && event?["outcome"]?.stringValue == "USER_DISABLED")
         }
     }
 

@@ -168,7 +168,7 @@ extension AuthEngine {
             guard let id = response.id.nonEmpty else { throw AuthError(.invalidCredentialID) }
             guard let user = try await store.user(projectID: project.projectID, passkeyCredentialID: Array(id.utf8))
             else { throw AuthError(.passkeyCredentialNotFound) }
-            if user.disabled { throw AuthError(.userDisabled) }
+            if user.disabled { throw refusedSignIn(user.uid, provider: Self.passkeyProvider, .userDisabled, origin: origin) }
             return try await signInWithPasskey(user, credentialID: Array(id.utf8), assertion: nil, origin: origin)
         }
         let rp = try relyingParty(origin)
@@ -210,11 +210,7 @@ extension AuthEngine {
     /// A passkey assertion of a known credential that failed a check: counted, and recorded in its owner's history
     /// as a failed sign-in, as a wrong password is.
     private func refusedPasskeySignIn(of user: UserRecord, origin: RequestOrigin) -> AuthError {
-        let failure = AuthError(.invalidAuthenticatorResponse)
-        AuthMetrics.signInFailed(provider: Self.passkeyProvider)
-        recordActivity(
-            ActivityAction.signInFailed, uid: user.uid, provider: Self.passkeyProvider, origin: origin, failure: failure)
-        return failure
+        refusedSignIn(user.uid, provider: Self.passkeyProvider, .invalidAuthenticatorResponse, origin: origin)
     }
 
     private func signInWithPasskey(

@@ -14,7 +14,9 @@ extension AuthEngine {
         let now = clock.now()
         let (user, isNew): (UserRecord, Bool) = try await retryingOnConflict {
             if var user = try await store.user(projectID: project.projectID, uid: uid) {
-                if user.disabled { throw AuthError(.userDisabled) }
+                if user.disabled {
+                    throw refusedSignIn(user.uid, provider: ProviderID.custom, .userDisabled, origin: origin)
+                }
                 user.customAuth = true
                 user.lastLoginAt = now
                 try await save(&user)

@@ -44,7 +44,9 @@ extension AuthEngine {
         let user = try await store.user(projectID: project.projectID, email: email)
         // Without enumeration protection Firebase reports a disabled account before checking the password;
         // with it, that would tell an attacker the address exists, so it waits for a correct password.
-        if !project.emailEnumerationProtection, user?.disabled == true { throw AuthError(.userDisabled) }
+        if !project.emailEnumerationProtection, let user, user.disabled {
+            throw refusedSignIn(user.uid, provider: ProviderID.password, .userDisabled, origin: origin)
+        }
         let stored = user?.passwordHash.flatMap(PasswordHash.init(encoded:))
         guard try await hasher.verify(password, against: stored), var user, let stored else {
             AuthMetrics.signInFailed(provider: ProviderID.password)
