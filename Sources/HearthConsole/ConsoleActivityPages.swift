@@ -17,20 +17,23 @@ struct ConsoleActivityPages: Sendable {
     }
 
     func show(_ visit: ConsoleVisit) async throws -> Console.Answer {
-        let summary = try await console.engine.activity(days: Self.days, origin: try console.origin(visit))
+        let origin = try console.origin(visit)
+        let summary = try await console.engine.activity(days: Self.days, origin: origin)
         let providers = Set(summary.flatMap(\.signIns.keys)).sorted()
         let days = summary.map(\.day)
-        let signIns = providers.map { provider in Series(name: provider, values: summary.map { $0.signIns[provider] ?? 0 }) }
+        func one(_ name: String, _ value: (ActivityDay) -> Int) -> [Series] {
+            [Series(name: name, values: summary.map(value))]
+        }
         let charts: [HTML] = [
-            Self.chart(id: "sign-ins", title: "Sign-ins", days: days, series: signIns),
-            Self.chart(id: "sign-ups", title: "Sign-ups", days: days, series: [Series(name: "Sign-ups", values: summary.map(\.signUps))]),
             Self.chart(
-                id: "failed", title: "Failed sign-ins", days: days,
-                series: [Series(name: "Failed sign-ins", values: summary.map(\.failedSignIns))]),
-            Self.chart(id: "sms", title: "SMS sent", days: days, series: [Series(name: "SMS sent", values: summary.map(\.smsSent))]),
-            Self.chart(
-                id: "emails", title: "E-mails sent", days: days,
-                series: [Series(name: "E-mails sent", values: summary.map(\.emailsSent))]),
+                id: "sign-ins", title: "Sign-ins", days: days,
+                series: providers.map { provider in
+                    Series(name: provider, values: summary.map { $0.signIns[provider] ?? 0 })
+                }),
+            Self.chart(id: "sign-ups", title: "Sign-ups", days: days, series: one("Sign-ups", \.signUps)),
+            Self.chart(id: "failed", title: "Failed sign-ins", days: days, series: one("Failed sign-ins", \.failedSignIns)),
+            Self.chart(id: "sms", title: "SMS sent", days: days, series: one("SMS sent", \.smsSent)),
+            Self.chart(id: "emails", title: "E-mails sent", days: days, series: one("E-mails sent", \.emailsSent)),
         ]
         let providerHeads: [HTML] = providers.map { "<th scope=\"col\">Sign-ins: \($0)</th>" }
         let rows: [HTML] = summary.reversed().map { day in
@@ -47,7 +50,7 @@ struct ConsoleActivityPages: Sendable {
         return .page(
             .ok, title: "Activity",
             """
-            <p class="muted">The last \(Self.days) days of end users' activity in \(console.settings.projectID), per day in UTC. Failed sign-ins count those of existing accounts.</p>
+            <p class="muted">The last \(Self.days) days of end users' activity in \(origin.project.projectID), per day in UTC. Failed sign-ins count those of existing accounts.</p>
             \(charts)
             <h2 id="numbers">The numbers</h2>
             <div class="table"><table id="activity"><caption class="muted">Per day, newest first; the last row totals the \(Self.days) days.</caption>
