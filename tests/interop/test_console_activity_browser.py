@@ -150,7 +150,7 @@ def test_activity_counts_what_users_did(server, signed_in):
 
     driver.get(f"{server.admin_base}/console/activity")
     assert driver.find_element(By.CSS_SELECTOR, "header nav").text.split() == (
-        ["Users", "Audit", "log", "Activity"] + (["Development"] if server.mode != "smtp" else []))
+        ["Users", "Audit", "log", "Settings", "Activity"] + (["Development"] if server.mode != "smtp" else []))
     totals = {name: int(pages.text(f"total-{name}"))
               for name in ("sign-ins", "sign-ins-password", "sign-ups", "failed", "sms", "emails")}
     assert totals == {"sign-ins": 3, "sign-ins-password": 3, "sign-ups": 2, "failed": 2, "sms": sms, "emails": 1}
