@@ -16,6 +16,7 @@ import urllib.parse
 import pyotp
 import pytest
 import requests
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -102,9 +103,22 @@ class Pages:
         field.send_keys(text)
 
     def click(self, element_id):
-        """Clicks something that loads a page, and waits for that page."""
+        """Clicks something that loads a page, and waits for that page.
+
+        Under load chromedriver sometimes refuses a node it has just found ("does not belong to the document")
+        before clicking it; the click did not happen then (the page is still the same), so it is found again."""
         before = self.driver.find_element(By.TAG_NAME, "html")
-        self.driver.find_element(By.ID, element_id).click()
+        for attempt in range(3):
+            try:
+                self.driver.find_element(By.ID, element_id).click()
+                break
+            except (StaleElementReferenceException, WebDriverException) as error:
+                still_here = not expected_conditions.staleness_of(before)(self.driver)
+                if attempt == 2 or not still_here or not (
+                        isinstance(error, StaleElementReferenceException)
+                        or "does not belong to the document" in str(error)):
+                    raise
+                time.sleep(0.2)
         WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(before))
 
     def text(self, element_id):
