@@ -6,22 +6,25 @@ import PostgresNIO
 /// `SessionStore` on PostgreSQL: refresh-token families, and the group commit of their rotation below.
 extension PostgresAuthStore {
     public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
-        try await transaction { db in
-            try await db.run(
-                """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
-                  second_factor, second_factor_id, ip_prefix, user_agent)
-                VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
-                  \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims),
-                  \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID), \(family.ipPrefix),
-                  \(family.userAgent))
-                """)
-            try await db.run(
-                """
-                INSERT INTO refresh_tokens (hash, family_id, issued_at)
-                VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
-                """)
-        }
+        try await transaction { db in try await Self.insertRefreshFamily(db, family, tokenHash: tokenHash) }
+    }
+
+    /// A new session inside the caller's transaction.
+    static func insertRefreshFamily(_ db: Transaction, _ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
+        try await db.run(
+            """
+            INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+              second_factor, second_factor_id, ip_prefix, user_agent)
+            VALUES (\(family.id), \(family.projectID), \(family.uid), \(family.authTime.millisecondsSince1970),
+              \(family.signInProvider), \(family.createdAt.millisecondsSince1970), \(family.extraClaims),
+              \(family.secondFactor?.factorID), \(family.secondFactor?.enrollmentID), \(family.ipPrefix),
+              \(family.userAgent))
+            """)
+        try await db.run(
+            """
+            INSERT INTO refresh_tokens (hash, family_id, issued_at)
+            VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
+            """)
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)

@@ -56,12 +56,14 @@ extension PostgresAuthStore {
     }
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
-        try await query(
-            """
-            UPDATE users SET last_login_at = \(at.millisecondsSince1970), last_refresh_at = \(at.millisecondsSince1970)
-            WHERE project_id = \(projectID) AND uid = \(uid)
-            """,
-            changesUsers: true)
+        try await query(Self.recordSignIn(projectID: projectID, uid: uid, at: at), changesUsers: true)
+    }
+
+    static func recordSignIn(projectID: String, uid: String, at: Date) -> PostgresQuery {
+        """
+        UPDATE users SET last_login_at = \(at.millisecondsSince1970), last_refresh_at = \(at.millisecondsSince1970)
+        WHERE project_id = \(projectID) AND uid = \(uid)
+        """
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
@@ -274,13 +276,22 @@ extension PostgresAuthStore {
         backedUp: Bool, at: Date
     ) async throws -> Bool {
         try await !query(
-            """
-            UPDATE passkey_credentials SET sign_count = GREATEST(sign_count, \(Int64(signCount))),
-              backup_eligible = \(backupEligible), backed_up = \(backedUp), last_used_at = \(at.millisecondsSince1970)
-            WHERE project_id = \(projectID) AND uid = \(uid) AND credential_id = \(Data(credentialID))
-            RETURNING 1
-            """,
+            try Self.recordPasskeyUse(
+                projectID: projectID, uid: uid, credentialID: credentialID, signCount: signCount,
+                backupEligible: backupEligible, backedUp: backedUp, at: at),
             changesUsers: true
         ).isEmpty
+    }
+
+    static func recordPasskeyUse(
+        projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32, backupEligible: Bool,
+        backedUp: Bool, at: Date
+    ) throws -> PostgresQuery {
+        try """
+        UPDATE passkey_credentials SET sign_count = GREATEST(sign_count, \(Int64(signCount))),
+          backup_eligible = \(backupEligible), backed_up = \(backedUp), last_used_at = \(at.millisecondsSince1970)
+        WHERE project_id = \(projectID) AND uid = \(uid) AND credential_id = \(Data(credentialID))
+        RETURNING 1
+        """
     }
 }

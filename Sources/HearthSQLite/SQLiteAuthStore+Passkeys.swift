@@ -3,7 +3,8 @@ import GRDB
 import HearthCore
 import HearthStore
 
-/// `OneTimeCodeStore`'s passkey challenges on SQLite (the credentials themselves are the user's: `+Users`).
+/// `OneTimeCodeStore`'s passkey challenges on SQLite, and `UserStore`'s passkey sign-in that takes one (the
+/// credentials themselves are the user's: `+Users`).
 extension SQLiteAuthStore {
     public func insertPasskeyChallenge(_ c: PasskeyChallenge) async throws {
         try await pool.write { db in
@@ -24,23 +25,59 @@ extension SQLiteAuthStore {
     public func consumePasskeyChallenge(hash: [UInt8], projectID: String, now: Date) async throws
         -> PasskeyChallenge?
     {
-        try await pool.write { db in
-            // The single writer makes read-then-delete atomic: of two finalizes of one challenge, one gets it.
-            guard
-                let row = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: """
-                            DELETE FROM passkey_challenges
-                            WHERE challenge_hash = ? AND project_id = ? AND expires_at > ?
-                            RETURNING purpose, uid, user_handle, created_at, expires_at
-                            """), arguments: [Data(hash), projectID, now.millisecondsSince1970]),
-                let purpose = PasskeyChallenge.Purpose(rawValue: row["purpose"])
-            else { return nil }
-            return PasskeyChallenge(
-                challengeHash: hash, projectID: projectID, purpose: purpose, uid: row["uid"],
-                userHandle: (row["user_handle"] as Data?).map { Array($0) },
-                createdAt: Date(millisecondsSince1970: row["created_at"]),
-                expiresAt: Date(millisecondsSince1970: row["expires_at"]))
+        // The single writer makes read-then-delete atomic: of two finalizes of one challenge, one gets it.
+        try await pool.write { db in try Self.takePasskeyChallenge(db, hash: hash, projectID: projectID, now: now) }
+    }
+
+    public func passkeyChallenge(hash: [UInt8], projectID: String, now: Date) async throws -> PasskeyChallenge? {
+        try await pointRead { db in
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT purpose, uid, user_handle, created_at, expires_at FROM passkey_challenges
+                        WHERE challenge_hash = ? AND project_id = ? AND expires_at > ?
+                        """), arguments: [Data(hash), projectID, now.millisecondsSince1970]
+            ).flatMap { Self.passkeyChallenge($0, hash: hash, projectID: projectID) }
         }
+    }
+
+    public func recordPasskeySignIn(_ s: PasskeySignIn) async throws -> Bool {
+        try await pool.write { db in
+            guard
+                try Self.takePasskeyChallenge(db, hash: s.challengeHash, projectID: s.projectID, now: s.at)?.purpose
+                    == .signIn
+            else { return false }
+            _ = try Self.recordPasskeyUse(
+                db, projectID: s.projectID, uid: s.uid, credentialID: s.credentialID, signCount: s.signCount,
+                backupEligible: s.backupEligible, backedUp: s.backedUp, at: s.at)
+            if let session = s.session {
+                try Self.insertRefreshFamily(db, session.family, tokenHash: session.tokenHash)
+                try Self.recordSignIn(db, projectID: s.projectID, uid: s.uid, at: s.at)
+            }
+            return true
+        }
+    }
+
+    /// Deletes the live challenge and returns it, inside the caller's write transaction.
+    private static func takePasskeyChallenge(_ db: Database, hash: [UInt8], projectID: String, now: Date) throws
+        -> PasskeyChallenge?
+    {
+        try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM passkey_challenges
+                    WHERE challenge_hash = ? AND project_id = ? AND expires_at > ?
+                    RETURNING purpose, uid, user_handle, created_at, expires_at
+                    """), arguments: [Data(hash), projectID, now.millisecondsSince1970]
+        ).flatMap { passkeyChallenge($0, hash: hash, projectID: projectID) }
+    }
+
+    private static func passkeyChallenge(_ row: Row, hash: [UInt8], projectID: String) -> PasskeyChallenge? {
+        guard let purpose = PasskeyChallenge.Purpose(rawValue: row["purpose"]) else { return nil }
+        return PasskeyChallenge(
+            challengeHash: hash, projectID: projectID, purpose: purpose, uid: row["uid"],
+            userHandle: (row["user_handle"] as Data?).map { Array($0) },
+            createdAt: Date(millisecondsSince1970: row["created_at"]),
+            expiresAt: Date(millisecondsSince1970: row["expires_at"]))
     }
 }

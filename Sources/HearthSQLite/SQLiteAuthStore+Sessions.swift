@@ -7,22 +7,25 @@ import HearthStore
 /// batches of `RotationBatcher`.
 extension SQLiteAuthStore {
     public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
-        try await pool.write { db in
-            try db.run(
-                """
-                INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
-                  second_factor, second_factor_id, ip_prefix, user_agent)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [
-                    family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
-                    family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
-                    family.secondFactor?.factorID, family.secondFactor?.enrollmentID, family.ipPrefix, family.userAgent,
-                ])
-            try db.run(
-                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-                [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
-        }
+        try await pool.write { db in try Self.insertRefreshFamily(db, family, tokenHash: tokenHash) }
+    }
+
+    /// A new session inside the caller's write transaction.
+    static func insertRefreshFamily(_ db: Database, _ family: RefreshTokenFamily, tokenHash: [UInt8]) throws {
+        try db.run(
+            """
+            INSERT INTO refresh_families (id, project_id, uid, auth_time, sign_in_provider, created_at, extra_claims,
+              second_factor, second_factor_id, ip_prefix, user_agent)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                family.id, family.projectID, family.uid, family.authTime.millisecondsSince1970,
+                family.signInProvider, family.createdAt.millisecondsSince1970, family.extraClaims,
+                family.secondFactor?.factorID, family.secondFactor?.enrollmentID, family.ipPrefix, family.userAgent,
+            ])
+        try db.run(
+            "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
+            [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {

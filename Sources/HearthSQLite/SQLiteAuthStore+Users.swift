@@ -43,11 +43,13 @@ extension SQLiteAuthStore {
     }
 
     public func recordSignIn(projectID: String, uid: String, at: Date) async throws {
-        try await pool.write { db in
-            try db.run(
-                "UPDATE users SET last_login_at = ?, last_refresh_at = ? WHERE project_id = ? AND uid = ?",
-                [at.millisecondsSince1970, at.millisecondsSince1970, projectID, uid])
-        }
+        try await pool.write { db in try Self.recordSignIn(db, projectID: projectID, uid: uid, at: at) }
+    }
+
+    static func recordSignIn(_ db: Database, projectID: String, uid: String, at: Date) throws {
+        try db.run(
+            "UPDATE users SET last_login_at = ?, last_refresh_at = ? WHERE project_id = ? AND uid = ?",
+            [at.millisecondsSince1970, at.millisecondsSince1970, projectID, uid])
     }
 
     public func recordRefresh(projectID: String, uid: String, at: Date) async throws {
@@ -208,17 +210,26 @@ extension SQLiteAuthStore {
         backedUp: Bool, at: Date
     ) async throws -> Bool {
         try await pool.write { db in
-            try db.run(
-                """
-                UPDATE passkey_credentials SET sign_count = max(sign_count, ?), backup_eligible = ?, backed_up = ?,
-                  last_used_at = ?
-                WHERE project_id = ? AND uid = ? AND credential_id = ?
-                """,
-                [
-                    Int64(signCount), backupEligible, backedUp, at.millisecondsSince1970, projectID, uid,
-                    Data(credentialID),
-                ])
-            return db.changesCount > 0
+            try Self.recordPasskeyUse(
+                db, projectID: projectID, uid: uid, credentialID: credentialID, signCount: signCount,
+                backupEligible: backupEligible, backedUp: backedUp, at: at)
         }
+    }
+
+    static func recordPasskeyUse(
+        _ db: Database, projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32,
+        backupEligible: Bool, backedUp: Bool, at: Date
+    ) throws -> Bool {
+        try db.run(
+            """
+            UPDATE passkey_credentials SET sign_count = max(sign_count, ?), backup_eligible = ?, backed_up = ?,
+              last_used_at = ?
+            WHERE project_id = ? AND uid = ? AND credential_id = ?
+            """,
+            [
+                Int64(signCount), backupEligible, backedUp, at.millisecondsSince1970, projectID, uid,
+                Data(credentialID),
+            ])
+        return db.changesCount > 0
     }
 }

@@ -68,4 +68,8 @@ public protocol OneTimeCodeStore: Sendable {
     /// Deletes the challenge and returns it if it was live: a challenge is answered once, even when the same
     /// response reaches two servers at once.
     func consumePasskeyChallenge(hash: [UInt8], projectID: String, now: Date) async throws -> PasskeyChallenge?
+
+    /// The live challenge with this hash, without using it up: a sign-in looks before it verifies, and takes it
+    /// with `UserStore.recordPasskeySignIn` (or `consumePasskeyChallenge` when it refuses the assertion).
+    func passkeyChallenge(hash: [UInt8], projectID: String, now: Date) async throws -> PasskeyChallenge?
 }

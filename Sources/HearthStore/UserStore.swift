@@ -67,4 +67,10 @@ public protocol UserStore: Sendable {
         projectID: String, uid: String, credentialID: [UInt8], signCount: UInt32, backupEligible: Bool,
         backedUp: Bool, at: Date
     ) async throws -> Bool
+
+    /// Makes a passkey sign-in's writes (`PasskeySignIn`) in one transaction if its `sign_in` challenge is still
+    /// live, and returns true; otherwise returns false, having written nothing (beyond using up a challenge of the
+    /// other purpose). Of concurrent calls with one challenge,
+    /// on one server or several, exactly one returns true.
+    func recordPasskeySignIn(_ signIn: PasskeySignIn) async throws -> Bool
 }

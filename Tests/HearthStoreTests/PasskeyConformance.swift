@@ -128,6 +128,90 @@ struct PasskeyConformance {
         }
     }
 
+    /// A sign-in's writes: all of them, once, by whoever takes its live `sign_in` challenge; none otherwise, and none
+    /// when one of them fails.
+    @Test(arguments: Backend.available)
+    func aPasskeySignInWritesEverythingOnceOrNothing(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, openAnother in
+            var ada = Fixture.user()
+            ada.passkeys = [Self.passkey("k1", signCount: 3)]
+            try await store.insertUser(ada)
+            let read = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            func challenge(_ name: String, _ purpose: PasskeyChallenge.Purpose = .signIn) async throws -> [UInt8] {
+                try await store.insertPasskeyChallenge(
+                    PasskeyChallenge(
+                        challengeHash: Fixture.hash(name), projectID: "p1", purpose: purpose, createdAt: Fixture.t0,
+                        expiresAt: Fixture.t(300)))
+                return Fixture.hash(name)
+            }
+            func signIn(_ hash: [UInt8], count: UInt32, family: String?, at seconds: Int = 10) -> PasskeySignIn {
+                PasskeySignIn(
+                    challengeHash: hash, projectID: "p1", uid: "u1", credentialID: Array("k1".utf8), signCount: count,
+                    backupEligible: true, backedUp: true,
+                    session: family.map { .init(family: Fixture.family($0), tokenHash: Fixture.hash("rt-\($0)")) },
+                    at: Fixture.t(seconds))
+            }
+            func sessions() async throws -> [String] {
+                try await store.sessions(projectID: "p1", uid: "u1").map(\.sessionID)
+            }
+
+            // Looking at a challenge does not take it; another scope's is not found.
+            let c1 = try await challenge("c1")
+            #expect(try await store.passkeyChallenge(hash: c1, projectID: "p2", now: Fixture.t(1)) == nil)
+            #expect(try await store.passkeyChallenge(hash: c1, projectID: "p1", now: Fixture.t(1))?.purpose == .signIn)
+            #expect(try await store.passkeyChallenge(hash: c1, projectID: "p1", now: Fixture.t(1)) != nil)
+            #expect(try await store.passkeyChallenge(hash: c1, projectID: "p1", now: Fixture.t(300)) == nil)
+
+            #expect(try await store.recordPasskeySignIn(signIn(c1, count: 9, family: "f1")))
+            var after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.version == read.version)
+            #expect(after.passkeys.map(\.signCount) == [9])
+            #expect(after.passkeys[0].lastUsedAt == Fixture.t(10) && after.passkeys[0].backedUp)
+            #expect(after.lastLoginAt == Fixture.t(10) && after.lastRefreshAt == Fixture.t(10))
+            #expect(try await sessions() == ["f1"])
+            #expect(try await store.passkeyChallenge(hash: c1, projectID: "p1", now: Fixture.t(1)) == nil)
+
+            // Taken, expired, unknown or an enrolment's: nothing written.
+            let expired = try await challenge("expired")
+            let enrolment = try await challenge("enrol", .enrollment)
+            for hash in [c1, expired, Fixture.hash("unknown"), enrolment] {
+                let at = hash == expired ? 300 : 20
+                #expect(try await !store.recordPasskeySignIn(signIn(hash, count: 12, family: "f2", at: at)))
+            }
+            after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.passkeys.map(\.signCount) == [9] && after.lastLoginAt == Fixture.t(10))
+            #expect(try await sessions() == ["f1"])
+
+            // A verified assertion whose sign-in was refused: the challenge and the counter, no session; a lower
+            // counter (a racing sign-in answered later) does not move it back.
+            #expect(try await store.recordPasskeySignIn(signIn(try await challenge("c2"), count: 11, family: nil)))
+            #expect(try await store.recordPasskeySignIn(signIn(try await challenge("c3"), count: 4, family: nil, at: 30)))
+            after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.passkeys.map(\.signCount) == [11] && after.passkeys[0].lastUsedAt == Fixture.t(30))
+            #expect(after.lastLoginAt == Fixture.t(10))
+            #expect(try await sessions() == ["f1"])
+
+            // A write that fails (a family id already taken) leaves the challenge live and the counter as it was.
+            let c4 = try await challenge("c4")
+            await #expect(throws: (any Error).self) {
+                try await store.recordPasskeySignIn(signIn(c4, count: 20, family: "f1", at: 40))
+            }
+            #expect(try await store.passkeyChallenge(hash: c4, projectID: "p1", now: Fixture.t(41)) != nil)
+            after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after.passkeys.map(\.signCount) == [11] && after.lastLoginAt == Fixture.t(10))
+
+            // One challenge, two stores on one database at once: one sign-in.
+            let other = try await openAnother()
+            for round in 0..<20 {
+                let hash = try await challenge("race-\(round)")
+                async let a = store.recordPasskeySignIn(signIn(hash, count: 0, family: "a\(round)"))
+                async let b = other.recordPasskeySignIn(signIn(hash, count: 0, family: "b\(round)"))
+                #expect([try await a, try await b].filter { $0 }.count == 1)
+            }
+            #expect(try await sessions().count == 21)
+        }
+    }
+
     /// Every SQLite user read (one user, a listing, a console search page) selects the user's links and passkeys
     /// through their `(project_id, uid)` indexes: a probe of a primary key by project alone would read every link or
     /// passkey of the project for each user.
