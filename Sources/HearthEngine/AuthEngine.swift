@@ -147,6 +147,19 @@ public final class AuthEngine: Sendable {
         for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
         secondFactor: SecondFactorClaim? = nil, signIn: Bool = true, signInMethod: String? = nil
     ) async throws -> SessionTokens {
+        let session = try await prepareSession(
+            for: user, provider: provider, origin: origin, extraClaims: extraClaims, secondFactor: secondFactor,
+            signIn: signIn, signInMethod: signInMethod)
+        try await store.insertRefreshFamily(session.family, tokenHash: session.refreshTokenHash)
+        return try finishSession(session, origin: origin)
+    }
+
+    /// `startSession` up to its write: the sign-in's checks and `beforeSignIn`, and the family to store. A caller
+    /// that stores it with other writes (a passkey sign-in) then calls `finishSession`.
+    func prepareSession(
+        for user: UserRecord, provider: String, origin: RequestOrigin, extraClaims: String? = nil,
+        secondFactor: SecondFactorClaim? = nil, signIn: Bool = true, signInMethod: String? = nil
+    ) async throws -> PendingSession {
         var user = user
         var extraClaims = extraClaims
         if signIn {
@@ -160,21 +173,30 @@ public final class AuthEngine: Sendable {
                 user, provider: signInMethod ?? provider, origin: origin)
             user = updated
             extraClaims = CustomClaims.merged(extraClaims, sessionClaims)
-            AuthMetrics.signIn(provider: provider)
-            recordActivity(ActivityAction.signIn, uid: user.uid, provider: provider, origin: origin, failure: nil)
         }
         let now = clock.now()
-        let refresh = RefreshTokenCodec.generate(random: random)
         let family = RefreshTokenFamily(
             id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
             signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor,
             ipPrefix: SessionClient.prefix(of: origin.clientIP), userAgent: SessionClient.userAgent(origin.userAgent))
-        try await store.insertRefreshFamily(family, tokenHash: RefreshTokenCodec.hash(refresh))
+        return PendingSession(
+            user: user, family: family, refreshToken: RefreshTokenCodec.generate(random: random), signIn: signIn)
+    }
+
+    /// A stored session's sign-in counted and recorded, and its first ID token.
+    func finishSession(_ session: PendingSession, origin: RequestOrigin) throws -> SessionTokens {
+        let family = session.family
+        if session.signIn {
+            AuthMetrics.signIn(provider: family.signInProvider)
+            recordActivity(
+                ActivityAction.signIn, uid: family.uid, provider: family.signInProvider, origin: origin, failure: nil)
+        }
         let lifetime = origin.project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(
-            user: user, signInProvider: provider, authTime: now, lifetimeSeconds: lifetime, now: now,
-            extraClaims: extraClaims, secondFactor: secondFactor)
-        return SessionTokens(idToken: idToken, refreshToken: refresh, expiresIn: lifetime)
+            user: session.user, signInProvider: family.signInProvider, authTime: family.authTime,
+            lifetimeSeconds: lifetime, now: family.createdAt, extraClaims: family.extraClaims,
+            secondFactor: family.secondFactor)
+        return SessionTokens(idToken: idToken, refreshToken: session.refreshToken, expiresIn: lifetime)
     }
 
     /// The signed-in user an ID token names, with Firebase's checks: a valid token, an existing
@@ -268,6 +290,17 @@ public final class AuthEngine: Sendable {
             try await store.decrementCounter(key, windowSeconds: reservation.windowSeconds, now: reservation.reservedAt)
         }
     }
+}
+
+/// A session `prepareSession` let through, not stored yet.
+struct PendingSession: Sendable {
+    var user: UserRecord
+    var family: RefreshTokenFamily
+    var refreshToken: String
+    var signIn: Bool
+
+    /// What the store keeps of the session's first refresh token.
+    var refreshTokenHash: [UInt8] { RefreshTokenCodec.hash(refreshToken) }
 }
 
 /// Attempts counted ahead of time by `reserveAttempts`.

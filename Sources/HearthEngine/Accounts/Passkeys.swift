@@ -169,7 +169,7 @@ extension AuthEngine {
             guard let user = try await store.user(projectID: project.projectID, passkeyCredentialID: Array(id.utf8))
             else { throw AuthError(.passkeyCredentialNotFound) }
             if user.disabled { throw refusedSignIn(user.uid, provider: Self.passkeyProvider, .userDisabled, origin: origin) }
-            return try await signInWithPasskey(user, credentialID: Array(id.utf8), assertion: nil, origin: origin)
+            return try await signInWithPasskey(user, origin: origin)
         }
         let rp = try relyingParty(origin)
         guard let response else { throw AuthError(.missingAuthenticatorResponse) }
@@ -177,12 +177,19 @@ extension AuthEngine {
             let signature = response.signature, let id = response.id.nonEmpty,
             let credentialID = Base64.decode(id), !credentialID.isEmpty
         else { throw AuthError(.invalidAuthenticatorResponse) }
-        _ = try await claimPasskeyChallenge(clientData, purpose: .signIn, origin: origin)
+        // The challenge is looked at here and taken only with the sign-in's writes, in one transaction
+        // (`recordPasskeySignIn`); every refusal below takes it too, so each outcome belongs to the one request that
+        // took it and the others are told PASSKEY_CHALLENGE_TIMEOUT, as when it was taken first.
+        let challengeHash = try await liveChallengeHash(clientData, purpose: .signIn, origin: origin)
         guard let user = try await store.user(projectID: project.projectID, passkeyCredentialID: credentialID),
             let passkey = user.passkeys.first(where: { $0.credentialID == credentialID })
-        else { throw AuthError(.userNotFound) }
+        else {
+            try await takeChallenge(challengeHash, origin: origin)
+            throw AuthError(.userNotFound)
+        }
         // The handle the authenticator keeps with a discoverable credential must be the one it was made for.
         guard let handle = response.userHandle, handle == passkey.userHandle else {
+            try await takeChallenge(challengeHash, origin: origin)
             logger.notice("passkey sign-in refused: user handle differs", metadata: ["uid": "\(user.uid)"])
             throw refusedPasskeySignIn(of: user, origin: origin)
         }
@@ -193,6 +200,7 @@ extension AuthEngine {
                 expectedChallenge: try WebAuthn.challenge(inClientDataJSON: clientData), relyingParty: rp,
                 credentialPublicKey: passkey.publicKey, storedSignCount: passkey.signCount)
         } catch {
+            try await takeChallenge(challengeHash, origin: origin)
             if error.kind == .possibleClone {
                 logger.warning(
                     "passkey sign-in refused: possible cloned authenticator",
@@ -202,9 +210,8 @@ extension AuthEngine {
             }
             throw refusedPasskeySignIn(of: user, origin: origin)
         }
-        // A disabled account is refused by `startSession` (and recorded in its history); the verified counter is
-        // stored first, since the authenticator has moved it.
-        return try await signInWithPasskey(user, credentialID: credentialID, assertion: assertion, origin: origin)
+        return try await signInWithPasskey(
+            user, credentialID: credentialID, assertion: assertion, challengeHash: challengeHash, origin: origin)
     }
 
     /// A passkey assertion of a known credential that failed a check: counted, and recorded in its owner's history
@@ -213,20 +220,46 @@ extension AuthEngine {
         refusedSignIn(user.uid, provider: Self.passkeyProvider, .invalidAuthenticatorResponse, origin: origin)
     }
 
-    private func signInWithPasskey(
-        _ user: UserRecord, credentialID: [UInt8], assertion: VerifiedAssertion?, origin: RequestOrigin
-    ) async throws -> AccountResult {
+    /// The Auth Emulator's sign-in: no challenge, no assertion to verify.
+    private func signInWithPasskey(_ user: UserRecord, origin: RequestOrigin) async throws -> AccountResult {
         let now = clock.now()
-        if let assertion {
-            _ = try await store.recordPasskeyUse(
-                projectID: user.projectID, uid: user.uid, credentialID: credentialID, signCount: assertion.signCount,
-                backupEligible: assertion.backupEligible, backedUp: assertion.backedUp, at: now)
-        }
-        // A verified passkey is possession and user verification at once: it is not asked for a second factor.
         let tokens = try await startSession(for: user, provider: Self.passkeyProvider, origin: origin)
         try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
         var signedIn = user
         signedIn.lastLoginAt = now
+        return AccountResult(user: signedIn, tokens: tokens, isNewUser: false)
+    }
+
+    /// A verified assertion's sign-in: the checks and `beforeSignIn` first, then one transaction that takes the
+    /// challenge, stores the counter and starts the session. A sign-in refused after verification (a disabled
+    /// account, `beforeSignIn`) still takes the challenge and stores the counter, since the authenticator has moved
+    /// it.
+    private func signInWithPasskey(
+        _ user: UserRecord, credentialID: [UInt8], assertion: VerifiedAssertion, challengeHash: [UInt8],
+        origin: RequestOrigin
+    ) async throws -> AccountResult {
+        var write = PasskeySignIn(
+            challengeHash: challengeHash, projectID: origin.project.projectID, uid: user.uid,
+            credentialID: credentialID, signCount: assertion.signCount, backupEligible: assertion.backupEligible,
+            backedUp: assertion.backedUp, session: nil, at: clock.now())
+        if user.disabled {
+            guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+            throw refusedSignIn(user.uid, provider: Self.passkeyProvider, .userDisabled, origin: origin)
+        }
+        // A verified passkey is possession and user verification at once: it is not asked for a second factor.
+        let session: PendingSession
+        do {
+            session = try await prepareSession(for: user, provider: Self.passkeyProvider, origin: origin)
+        } catch {
+            guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+            throw error
+        }
+        write.session = PasskeySignIn.Session(family: session.family, tokenHash: session.refreshTokenHash)
+        write.at = session.family.createdAt
+        guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+        let tokens = try finishSession(session, origin: origin)
+        var signedIn = session.user
+        signedIn.lastLoginAt = write.at
         return AccountResult(user: signedIn, tokens: tokens, isNewUser: false)
     }
 
@@ -256,16 +289,34 @@ extension AuthEngine {
     private func claimPasskeyChallenge(
         _ clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, origin: RequestOrigin
     ) async throws -> PasskeyChallenge {
-        let challenge: [UInt8]
-        do { challenge = try WebAuthn.challenge(inClientDataJSON: clientDataJSON) } catch {
-            throw AuthError(.invalidAuthenticatorResponse)
-        }
         guard
             let claimed = try await store.consumePasskeyChallenge(
-                hash: Self.passkeyChallengeHash(challenge), projectID: origin.project.projectID, now: clock.now()),
+                hash: try Self.challengeHash(inClientData: clientDataJSON), projectID: origin.project.projectID,
+                now: clock.now()),
             claimed.purpose == purpose
         else { throw AuthError(.passkeyChallengeTimeout) }
         return claimed
+    }
+
+    /// The hash of the live challenge of `purpose` the client data answers, without taking it: unknown, used,
+    /// expired or another purpose's is PASSKEY_CHALLENGE_TIMEOUT, before any verification.
+    private func liveChallengeHash(
+        _ clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, origin: RequestOrigin
+    ) async throws -> [UInt8] {
+        let hash = try Self.challengeHash(inClientData: clientDataJSON)
+        guard
+            try await store.passkeyChallenge(hash: hash, projectID: origin.project.projectID, now: clock.now())?
+                .purpose == purpose
+        else { throw AuthError(.passkeyChallengeTimeout) }
+        return hash
+    }
+
+    /// Takes a sign-in's challenge for a refusal; PASSKEY_CHALLENGE_TIMEOUT when another request took it first.
+    private func takeChallenge(_ hash: [UInt8], origin: RequestOrigin) async throws {
+        guard
+            try await store.consumePasskeyChallenge(hash: hash, projectID: origin.project.projectID, now: clock.now())
+                != nil
+        else { throw AuthError(.passkeyChallengeTimeout) }
     }
 
     private func verifiedRegistration(
@@ -305,6 +356,13 @@ extension AuthEngine {
 
     static func passkeyChallengeHash(_ challenge: [UInt8]) -> [UInt8] {
         SHA256.hash(data: challenge).withUnsafeBytes { Array($0) }
+    }
+
+    /// The stored hash of the challenge the client data carries; INVALID_AUTHENTICATOR_RESPONSE when it has none.
+    private static func challengeHash(inClientData clientDataJSON: [UInt8]) throws(AuthError) -> [UInt8] {
+        do { return passkeyChallengeHash(try WebAuthn.challenge(inClientDataJSON: clientDataJSON)) } catch {
+            throw AuthError(.invalidAuthenticatorResponse)
+        }
     }
 
     private func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
