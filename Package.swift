@@ -252,7 +252,7 @@ let package = Package(
             dependencies: [
                 "HearthCore", "HearthStore", "HearthTokens", "HearthEngine", "HearthServer", "HearthSQLite",
                 "HearthMessaging", "HearthProviders", "HearthAdmin", "HearthAdminHummingbird", "HearthPages",
-                "HearthTestSupport",
+                "HearthTestSupport", "HearthWebAuthnTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
