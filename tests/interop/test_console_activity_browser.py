@@ -16,13 +16,12 @@ import sys
 import tempfile
 import time
 
-import pyotp
 import pytest
 import requests
 from selenium.webdriver.common.by import By
 
 from conftest import free_port, needs_chromium, start
-from test_console_browser import ADMIN, PASSWORD, output, signed_in  # noqa: F401 (fixtures used by name)
+from test_console_browser import ADMIN, PASSWORD, viewer_session, output, signed_in  # noqa: F401 (fixtures used by name)
 
 pytestmark = needs_chromium
 
@@ -91,34 +90,6 @@ def accounts(server):
                          headers={"Authorization": "Bearer owner"}, timeout=10)
     assert reply.status_code == 200, reply.text
     return reply.json().get("users", [])
-
-
-def viewer_session(server, email):
-    """A viewer signed in by hand (setup link, password, recovery code), as test_console_browser.py's viewer."""
-    base = server.admin_base
-    link = server.cli("console-admins", "create", "--email", email, "--role", "viewer",
-                      "--console-url", base).strip().splitlines()[-1]
-    session = requests.Session()
-    headers = {"Origin": base}
-
-    def csrf(text):
-        return re.search(r'name="csrf" value="([^"]+)"', text).group(1)
-
-    page = session.get(link, timeout=10).text
-    secret = re.search(r'id="totp-secret">([A-Z2-7]+)<', page).group(1)
-    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
-    done = session.post(f"{base}/console/setup", headers=headers, timeout=10, data={
-        "csrf": csrf(page), "token": token, "password": PASSWORD, "confirm": PASSWORD,
-        "code": pyotp.TOTP(secret).now()})
-    recovery = re.findall(r"<li><code>([a-z0-9]+)</code></li>", done.text)
-    form = session.get(f"{base}/console/sign-in", timeout=10).text
-    step = session.post(f"{base}/console/sign-in", headers=headers, timeout=10,
-                        data={"csrf": csrf(form), "email": email, "password": PASSWORD})
-    proof = re.search(r'name="proof" value="([^"]+)"', step.text).group(1)
-    signed = session.post(f"{base}/console/sign-in/code", headers=headers, timeout=10, allow_redirects=False,
-                          data={"csrf": csrf(form), "email": email, "proof": proof, "code": recovery[0]})
-    assert signed.status_code == 303
-    return session, csrf
 
 
 def test_activity_counts_what_users_did(server, signed_in):

@@ -376,7 +376,28 @@ def test_a_viewer_sees_and_changes_nothing(server, population):
     """A viewer signs in (setup link, password, code) and reads a user's page without any form; a POST made by
     hand with the viewer's valid session, token and Origin is refused and changes nothing."""
     base = server.admin_base
-    link = server.cli("console-admins", "create", "--email", "viewer@console.test", "--role", "viewer",
+    session, csrf = viewer_session(server, "viewer@console.test")
+    headers = {"Origin": base}
+
+    uid = population["localId"]
+    user_page = session.get(f"{base}/console/users/{uid}", timeout=10)
+    assert user_page.status_code == 200 and TARGET in user_page.text
+    assert "<form method=\"post\" action=\"/console/users/" not in user_page.text
+    assert 'id="create-user"' not in session.get(f"{base}/console/users", timeout=10).text
+    refused = session.post(f"{base}/console/users/{uid}", headers=headers, timeout=10,
+                           data={"csrf": csrf(user_page.text), "action": "disable"})
+    assert refused.status_code == 403 and "Viewers can look but not change anything" in refused.text
+    assert "Enabled" in session.get(f"{base}/console/users/{uid}", timeout=10).text
+    # A viewer sees a user's passkeys but no Remove.
+    holder = session.get(f"{base}/console/users/{PASSKEY_HOLDER}", timeout=10).text
+    assert 'id="passkeys"' in holder and "Phone &lt;b&gt;1&lt;/b&gt;" in holder and "remove-passkey-" not in holder
+
+
+def viewer_session(server, email):
+    """A viewer made with the CLI and signed in by hand (setup link, password, TOTP, then a recovery code), as a
+    requests session; returns it and the page's anti-forgery token reader."""
+    base = server.admin_base
+    link = server.cli("console-admins", "create", "--email", email, "--role", "viewer",
                       "--console-url", base).strip().splitlines()[-1]
     session = requests.Session()
     headers = {"Origin": base}
@@ -394,22 +415,9 @@ def test_a_viewer_sees_and_changes_nothing(server, population):
     assert len(recovery) == 10
     form = session.get(f"{base}/console/sign-in", timeout=10).text
     step = session.post(f"{base}/console/sign-in", headers=headers, timeout=10,
-                        data={"csrf": csrf(form), "email": "viewer@console.test", "password": PASSWORD})
+                        data={"csrf": csrf(form), "email": email, "password": PASSWORD})
     proof = re.search(r'name="proof" value="([^"]+)"', step.text).group(1)
     signed_in = session.post(f"{base}/console/sign-in/code", headers=headers, timeout=10, allow_redirects=False,
-                             data={"csrf": csrf(form), "email": "viewer@console.test", "proof": proof,
-                                   "code": recovery[0]})
+                             data={"csrf": csrf(form), "email": email, "proof": proof, "code": recovery[0]})
     assert signed_in.status_code == 303
-
-    uid = population["localId"]
-    user_page = session.get(f"{base}/console/users/{uid}", timeout=10)
-    assert user_page.status_code == 200 and TARGET in user_page.text
-    assert "<form method=\"post\" action=\"/console/users/" not in user_page.text
-    assert 'id="create-user"' not in session.get(f"{base}/console/users", timeout=10).text
-    refused = session.post(f"{base}/console/users/{uid}", headers=headers, timeout=10,
-                           data={"csrf": csrf(user_page.text), "action": "disable"})
-    assert refused.status_code == 403 and "Viewers can look but not change anything" in refused.text
-    assert "Enabled" in session.get(f"{base}/console/users/{uid}", timeout=10).text
-    # A viewer sees a user's passkeys but no Remove.
-    holder = session.get(f"{base}/console/users/{PASSKEY_HOLDER}", timeout=10).text
-    assert 'id="passkeys"' in holder and "Phone &lt;b&gt;1&lt;/b&gt;" in holder and "remove-passkey-" not in holder
+    return session, csrf

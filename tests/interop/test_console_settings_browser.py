@@ -9,14 +9,12 @@ axe-core finds no violation at 360 and 1280 px; screenshots go to $HEARTH_TEST_O
 import glob
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-import pyotp
 import pytest
 import requests
 from google.auth.transport import requests as google_requests
@@ -25,7 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from conftest import free_port, needs_chromium, start
-from test_console_browser import ADMIN, PASSWORD, Pages, output, signed_in  # noqa: F401 (fixtures)
+from test_console_browser import ADMIN, PASSWORD, viewer_session, Pages, output, signed_in  # noqa: F401 (fixtures)
 
 pytestmark = needs_chromium
 
@@ -326,40 +324,11 @@ def test_send_test_email_arrives_at_the_smtp_server(server, signed_in, smtp_sink
     assert len(events) == 1 and ADMIN in events[0] and "someone@settings.test" in events[0], events
 
 
-def viewer_session(server):
-    """A viewer signed in through the setup link, password and a recovery code, as a requests session."""
-    base = server.admin_base
-    link = server.cli("console-admins", "create", "--email", "viewer@settings.test", "--role", "viewer",
-                      "--console-url", base).strip().splitlines()[-1]
-    session = requests.Session()
-    headers = {"Origin": base}
-
-    def csrf(text):
-        return re.search(r'name="csrf" value="([^"]+)"', text).group(1)
-
-    page = session.get(link, timeout=10).text
-    secret = re.search(r'id="totp-secret">([A-Z2-7]+)<', page).group(1)
-    token = re.search(r'name="token" value="([^"]+)"', page).group(1)
-    done = session.post(f"{base}/console/setup", headers=headers, timeout=10, data={
-        "csrf": csrf(page), "token": token, "password": PASSWORD, "confirm": PASSWORD,
-        "code": pyotp.TOTP(secret).now()})
-    recovery = re.findall(r"<li><code>([a-z0-9]+)</code></li>", done.text)
-    form = session.get(f"{base}/console/sign-in", timeout=10).text
-    step = session.post(f"{base}/console/sign-in", headers=headers, timeout=10,
-                        data={"csrf": csrf(form), "email": "viewer@settings.test", "password": PASSWORD})
-    proof = re.search(r'name="proof" value="([^"]+)"', step.text).group(1)
-    signed_in = session.post(f"{base}/console/sign-in/code", headers=headers, timeout=10, allow_redirects=False,
-                             data={"csrf": csrf(form), "email": "viewer@settings.test", "proof": proof,
-                                   "code": recovery[0]})
-    assert signed_in.status_code == 303
-    return session, csrf
-
-
 def test_a_viewer_and_a_foreign_form_change_nothing(server, signed_in, api):
     pages, _ = signed_in
     stored = config(api)
 
-    session, csrf = viewer_session(server)
+    session, csrf = viewer_session(server, "viewer@settings.test")
     page = session.get(f"{server.admin_base}/console/settings", timeout=10)
     assert page.status_code == 200 and 'id="authorizedDomains"' in page.text
     assert '<form method="post" action="/console/settings"' not in page.text
