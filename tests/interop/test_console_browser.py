@@ -18,7 +18,6 @@ import pytest
 import requests
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import browser, needs_chromium, start
@@ -78,6 +77,25 @@ def claims(id_token):
     return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
+def detached(error):
+    """Whether chromedriver refused a node because its page is gone: a stale reference, or the inspector's
+    "does not belong to the document" that it reports instead when the page is replaced mid-command."""
+    return isinstance(error, StaleElementReferenceException) or "does not belong to the document" in str(error)
+
+
+def replaced(element):
+    """A wait condition: the page that held `element` has been replaced by another."""
+    def gone(driver):
+        try:
+            element.is_enabled()
+            return False
+        except (StaleElementReferenceException, WebDriverException) as error:
+            if detached(error):
+                return True
+            raise
+    return gone
+
+
 class Pages:
     """The browser, with axe and a screenshot at both widths for every page it lands on."""
 
@@ -113,13 +131,10 @@ class Pages:
                 self.driver.find_element(By.ID, element_id).click()
                 break
             except (StaleElementReferenceException, WebDriverException) as error:
-                still_here = not expected_conditions.staleness_of(before)(self.driver)
-                if attempt == 2 or not still_here or not (
-                        isinstance(error, StaleElementReferenceException)
-                        or "does not belong to the document" in str(error)):
+                if attempt == 2 or replaced(before)(self.driver) or not detached(error):
                     raise
                 time.sleep(0.2)
-        WebDriverWait(self.driver, 10).until(expected_conditions.staleness_of(before))
+        WebDriverWait(self.driver, 10).until(replaced(before))
 
     def text(self, element_id):
         return self.driver.find_element(By.ID, element_id).text
@@ -189,7 +204,7 @@ def test_find_disable_enable_claims_revoke(server, population, signed_in):
     pages.click("search")
     before = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.LINK_TEXT, population["localId"]).click()
-    WebDriverWait(driver, 10).until(expected_conditions.staleness_of(before))
+    WebDriverWait(driver, 10).until(replaced(before))
     pages.check("user")
     assert driver.find_element(By.XPATH, "//h2[text()='Delete account']").is_displayed()
 
