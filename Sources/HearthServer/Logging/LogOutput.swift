@@ -20,13 +20,46 @@ public enum LogFormat: String, Sendable, CaseIterable {
         switch self {
         case .text:
             LoggingSystem.bootstrap(
-                { label, provider in StreamLogHandler.standardError(label: label, metadataProvider: provider) },
+                { label, provider in TextLogHandler(label: label, metadataProvider: provider) },
                 metadataProvider: RequestID.metadataProvider)
         case .json:
             LoggingSystem.bootstrap(
                 { label, provider in JSONLogHandler(label: label, metadataProvider: provider) },
                 metadataProvider: RequestID.metadataProvider)
         }
+    }
+}
+
+/// swift-log's text line on standard error, with the logger's metadata formatted when a line is written rather
+/// than whenever it is set: `StreamLogHandler` formats all of it on every set, and Hummingbird sets the request id
+/// on every request's logger (about 2 µs a request, for lines that are mostly never written).
+public struct TextLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    private var stream: StreamLogHandler
+
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+        stream = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+    }
+
+    public var logLevel: Logger.Level {
+        get { stream.logLevel }
+        set { stream.logLevel = newValue }
+    }
+
+    public var metadataProvider: Logger.MetadataProvider? {
+        get { stream.metadataProvider }
+        set { stream.metadataProvider = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var stream = stream
+        stream.metadata = metadata
+        stream.log(event: event)
     }
 }
 
