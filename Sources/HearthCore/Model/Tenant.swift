@@ -10,8 +10,18 @@ public enum TenantScope {
 
     /// The Firebase project and tenant of a scope key.
     public static func split(_ key: String) -> (project: String, tenant: String?) {
-        guard let range = key.range(of: "/tenants/") else { return (key, nil) }
-        return (String(key[..<range.lowerBound]), String(key[range.upperBound...]))
+        // On UTF-8 rather than Foundation's `range(of:)`, which bridges: this runs on every request.
+        let marker = "/tenants/".utf8
+        let bytes = key.utf8
+        var start = bytes.startIndex
+        while let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) {
+            if bytes[slash...].starts(with: marker) {
+                let tenantStart = bytes.index(slash, offsetBy: marker.count)
+                return (String(key[..<slash]), String(key[tenantStart...]))
+            }
+            start = bytes.index(after: slash)
+        }
+        return (key, nil)
     }
 
     /// Every tenant scope key of `project` starts with this.

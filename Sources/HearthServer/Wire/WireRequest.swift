@@ -109,7 +109,7 @@ public struct WireRequest: Sendable {
 
     /// `refresh_token` → `refreshToken`.
     static func camelCase(_ key: String) -> String {
-        guard key.contains("_") else { return key }
+        guard key.utf8.contains(UInt8(ascii: "_")) else { return key }
         var out = ""
         var upper = false
         for ch in key {
