@@ -42,20 +42,22 @@ extension SQLiteAuthStore {
     }
 
     public func recordPasskeySignIn(_ s: PasskeySignIn) async throws -> Bool {
-        try await pool.write { db in
-            guard
-                try Self.takePasskeyChallenge(db, hash: s.challengeHash, projectID: s.projectID, now: s.at)?.purpose
-                    == .signIn
-            else { return false }
-            _ = try Self.recordPasskeyUse(
-                db, projectID: s.projectID, uid: s.uid, credentialID: s.credentialID, signCount: s.signCount,
-                backupEligible: s.backupEligible, backedUp: s.backedUp, at: s.at)
-            if let session = s.session {
-                try Self.insertRefreshFamily(db, session.family, tokenHash: session.tokenHash)
-                try Self.recordSignIn(db, projectID: s.projectID, uid: s.uid, at: s.at)
-            }
-            return true
+        try await passkeySignIns.write(s)
+    }
+
+    /// One sign-in's writes inside the caller's write transaction (`WriteBatcher` runs a batch of them in one).
+    static func recordPasskeySignIn(_ db: Database, _ s: PasskeySignIn) throws -> Bool {
+        guard
+            try takePasskeyChallenge(db, hash: s.challengeHash, projectID: s.projectID, now: s.at)?.purpose == .signIn
+        else { return false }
+        _ = try recordPasskeyUse(
+            db, projectID: s.projectID, uid: s.uid, credentialID: s.credentialID, signCount: s.signCount,
+            backupEligible: s.backupEligible, backedUp: s.backedUp, at: s.at)
+        if let session = s.session {
+            try insertRefreshFamily(db, session.family, tokenHash: session.tokenHash)
+            try recordSignIn(db, projectID: s.projectID, uid: s.uid, at: s.at)
         }
+        return true
     }
 
     /// Deletes the live challenge and returns it, inside the caller's write transaction.

@@ -4,7 +4,7 @@ import HearthCore
 import HearthStore
 
 /// `SessionStore` on SQLite: refresh-token families, and their rotation (`RefreshRotation.decision(for:)`) in the
-/// batches of `RotationBatcher`.
+/// batches of `WriteBatcher`.
 extension SQLiteAuthStore {
     public func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws {
         try await pool.write { db in try Self.insertRefreshFamily(db, family, tokenHash: tokenHash) }
@@ -29,10 +29,10 @@ extension SQLiteAuthStore {
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
-        try await rotations.rotate(r)
+        try await rotations.write(r)
     }
 
-    /// One rotation inside the caller's write transaction (`RotationBatcher` runs a batch of them in one): the
+    /// One rotation inside the caller's write transaction (`WriteBatcher` runs a batch of them in one): the
     /// presented token's row under the writer's lock, the rule's decision (`RefreshRotation.outcome(for:)`), and
     /// the writes it calls for.
     static func rotate(_ db: Database, _ r: RefreshRotation) throws -> RefreshRotationOutcome {

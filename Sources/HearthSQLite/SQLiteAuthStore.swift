@@ -12,8 +12,9 @@ public final class SQLiteAuthStore: AuthStore {
     public enum Durability: String, Sendable { case normal, full }
 
     let pool: DatabasePool
-    /// Group commit of concurrent refresh-token rotations.
-    let rotations: RotationBatcher
+    /// Group commit of concurrent refresh-token rotations, and of concurrent passkey sign-ins.
+    let rotations: WriteBatcher<RefreshRotation, RefreshRotationOutcome>
+    let passkeySignIns: WriteBatcher<PasskeySignIn, Bool>
     /// The change stamp's own connection: `PRAGMA data_version` counts the commits of every *other* connection
     /// (the pool's writer, other processes), and its values are comparable only on one connection.
     let stampConnection: UserChangeProbe
@@ -33,7 +34,8 @@ public final class SQLiteAuthStore: AuthStore {
             try db.run("PRAGMA synchronous = \(synchronous)")
         }
         pool = try DatabasePool(path: path, configuration: config)
-        rotations = RotationBatcher(pool: pool)
+        rotations = WriteBatcher(pool: pool, apply: Self.rotate)
+        passkeySignIns = WriteBatcher(pool: pool, apply: Self.recordPasskeySignIn)
         description = "sqlite:\(path)"
         try SQLiteSchema.migrator.migrate(pool)
         stampConnection = try UserChangeProbe(path: path, busyTimeoutMilliseconds: Int32(busyTimeout * 1000))
