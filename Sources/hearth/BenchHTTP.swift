@@ -13,7 +13,9 @@ struct BenchHTTP: AsyncParsableCommand {
         discussion: """
             The yardstick scripts/bench measures Hearth against in the same run: Hearth's figures are reported as \
             ratios of this router's requests per second. It answers GET / with {"service":"hearth","status":"ok"} \
-            (the body Hearth's GET / answers) and 404 elsewhere; no store, no engine, no logging per request. \
+            (the body Hearth's GET / answers), POST /post by reading the request's body and answering a fixed body \
+            of the size and shape of an accounts:lookup answer, and 404 elsewhere; no store, no engine, no logging \
+            per request. \
             Prints "listening on http://HOST:PORT" once it accepts connections; stops on SIGINT or SIGTERM.
             """)
 
@@ -30,6 +32,12 @@ struct BenchHTTP: AsyncParsableCommand {
         let body = ByteBuffer(string: #"{"service":"hearth","status":"ok"}"#)
         router.get("/") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: body))
+        }
+        // What Hummingbird alone spends on a lookup's exchange: a body read, a lookup-sized JSON answer.
+        let lookupShaped = ByteBuffer(string: #"{"kind":"identitytoolkit#GetAccountInfoResponse","users":[{"localId":"0123456789abcdefghijklmnopqr","email":"q@example.com","passwordHash":"UkVEQUNURUQ=","emailVerified":false,"passwordUpdatedAt":1.7e12,"providerUserInfo":[{"providerId":"password","federatedId":"q@example.com","email":"q@example.com","rawId":"q@example.com"}],"validSince":"1764100000","lastLoginAt":"1764100000000","createdAt":"1764100000000","lastRefreshAt":"2026-11-26T20:00:00.000Z"}]}"#)
+        router.post("/post") { request, _ in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: lookupShaped))
         }
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
