@@ -35,14 +35,11 @@ struct LoggingTests {
         let port = try await server.waitUntilListening()
 
         func signUp(requestID: String?) async throws -> String? {
-            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/v1/accounts:signUp?key=any")!)
-            request.httpMethod = "POST"
-            request.httpBody = Data("{}".utf8)
-            if let requestID { request.setValue(requestID, forHTTPHeaderField: "X-Request-Id") }
-            let (_, response) = try await URLSession.shared.data(for: request)
-            let http = try #require(response as? HTTPURLResponse)
-            #expect(http.statusCode == 200)
-            return http.value(forHTTPHeaderField: "X-Request-Id")
+            let reply = try await LoopbackHTTP.send(
+                .POST, port: port, path: "/v1/accounts:signUp?key=any",
+                headers: requestID.map { [("X-Request-Id", $0)] } ?? [], body: Array("{}".utf8))
+            #expect(reply.status == 200)
+            return reply.headers.first(name: "X-Request-Id")
         }
         #expect(try await signUp(requestID: "proxy-7f3a.1") == "proxy-7f3a.1", "a plain id from a proxy is kept")
         let forged = try #require(try await signUp(requestID: "evil\" id"))

@@ -49,9 +49,8 @@ struct ReadinessWatchdogTests {
     }
 
     func readyz(_ port: Int, timeout: TimeInterval = 10) async throws -> Answer {
-        let request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/readyz")!, timeoutInterval: timeout)
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as! HTTPURLResponse).statusCode, body: try JSONValue.parse(Array(data)))
+        let reply = try await LoopbackHTTP.send(.GET, port: port, path: "/readyz", timeout: timeout)
+        return Answer(status: reply.status, body: try JSONValue.parse(reply.body))
     }
 }
 

@@ -228,10 +228,9 @@ struct ServerProcessTests {
         let server = try ServerProcess(arguments: arguments(dir))
         let port = try await server.waitUntilListening()
         defer { server.signal(SIGKILL) }
-        let (data, _) = try await URLSession.shared.data(
-            from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!
-        )
-        #expect(try JSONValue.parse(Array(data)).objectValue?.count == 2)
+        let keys = try await LoopbackHTTP.send(
+            .GET, port: port, path: "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")
+        #expect(try JSONValue.parse(keys.body).objectValue?.count == 2)
     }
 
     @Test func theCommandLineIsAuditedAndExportsTheLogWithBufferedSignInsFlushedAtStop() async throws {

@@ -101,9 +101,9 @@ func refresh(_ port: Int, _ token: String) async throws -> Answer {
 
 /// The kids a server publishes (Google's x509 map).
 func publishedKids(_ port: Int) async throws -> Set<String> {
-    let (data, _) = try await URLSession.shared.data(
-        from: URL(string: "http://127.0.0.1:\(port)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")!)
-    return Set(try JSONValue.parse(Array(data)).objectValue?.keys ?? [:].keys)
+    let keys = try await LoopbackHTTP.send(
+        .GET, port: port, path: "/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com")
+    return Set(try JSONValue.parse(keys.body).objectValue?.keys ?? [:].keys)
 }
 
 /// The `kid` in a JWT's header.
