@@ -162,6 +162,18 @@ public struct Console: Sendable {
         }
     }
 
+    /// A form of its own that shows `page` for one tenant (the Settings and Activity pages); nothing when the project
+    /// has no tenants.
+    func tenantPicker(_ visit: ConsoleVisit, page: String, label: String, selected: String?) throws -> HTML {
+        let tenants = try tenants(visit)
+        guard !tenants.isEmpty else { return "" }
+        return """
+            <form method="get" action="\(page)" role="search" aria-label="Tenant">
+            <label for="tenant">\(label)</label><select id="tenant" name="tenant">\(Self.tenantOptions(tenants, selected: selected))</select>
+            <button type="submit" id="show-tenant">Show</button></form>
+            """
+    }
+
     /// The options of a tenant picker: the project first, `selected` chosen.
     static func tenantOptions(_ tenants: [(id: String, name: String)], selected: String?) -> [HTML] {
         ["<option value=\"\"\(selected == nil ? HTML(" selected") : "")>The project</option>"]

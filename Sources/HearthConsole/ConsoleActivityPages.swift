@@ -3,7 +3,7 @@ import HearthCore
 import HearthEngine
 import Hummingbird
 
-/// Activity: the project's last 30 UTC days of sign-ins by provider, sign-ups, failed sign-ins, SMS and e-mails
+/// Activity: the project's (or a picked tenant's) last 30 UTC days of sign-ins by provider, sign-ups, failed sign-ins, SMS and e-mails
 /// sent, as bar charts drawn here as inline SVG (no script, no inline style: colours are the stylesheet's classes),
 /// each with a text alternative, and the same numbers in one table for screen readers and keyboards.
 struct ConsoleActivityPages: Sendable {
@@ -17,7 +17,9 @@ struct ConsoleActivityPages: Sendable {
     }
 
     func show(_ visit: ConsoleVisit) async throws -> Console.Answer {
-        let origin = try console.origin(visit)
+        let origin = try console.scope(visit)
+        let tenant = origin.project.tenant?.tenantID
+        let picker = try console.tenantPicker(visit, page: "/console/activity", label: "Show the activity of", selected: tenant)
         let summary = try await console.engine.activity(days: Self.days, origin: origin)
         let providers = Set(summary.flatMap(\.signIns.keys)).sorted()
         let days = summary.map(\.day)
@@ -50,7 +52,8 @@ struct ConsoleActivityPages: Sendable {
         return .page(
             .ok, title: "Activity",
             """
-            <p class="muted">The last \(Self.days) days of end users' activity in \(origin.project.projectID), per day in UTC. Failed sign-ins count those of existing accounts.</p>
+            \(picker)
+            <p class="muted" id="activity-scope">The last \(Self.days) days of end users' activity in \(tenant.map { "tenant \($0) of \(origin.project.firebaseProjectID)" } ?? origin.project.projectID), per day in UTC. Failed sign-ins count those of existing accounts.</p>
             \(charts)
             <h2 id="numbers">The numbers</h2>
             <div class="table"><table id="activity"><caption class="muted">Per day, newest first; the last row totals the \(Self.days) days.</caption>

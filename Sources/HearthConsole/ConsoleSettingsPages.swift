@@ -319,7 +319,7 @@ struct ConsoleSettingsPages: Sendable {
             sections.append(
                 "<h2 id=\"project-settings\">Project settings</h2><p class=\"muted\">Authorized domains, the SMS region policy, e-mail enumeration protection, blocking functions and message templates are the project's, shared by its tenants: <a href=\"/console/settings\">the project's settings</a>.</p>")
         }
-        let picker = try tenantPicker(visit, selected: tenantID)
+        let picker = try console.tenantPicker(visit, page: "/console/settings", label: "Show the settings of", selected: tenantID)
         return .page(
             status, title: tenantID.map { "Settings of tenant \($0)" } ?? "Settings",
             """
@@ -340,16 +340,6 @@ struct ConsoleSettingsPages: Sendable {
         }
     }
 
-    /// A select of the project's tenants that shows one tenant's settings; nothing when there are none.
-    func tenantPicker(_ visit: ConsoleVisit, selected: String?) throws -> HTML {
-        let tenants = try console.tenants(visit)
-        guard !tenants.isEmpty else { return "" }
-        return """
-            <form method="get" action="/console/settings" role="search" aria-label="Tenant">
-            <label for="tenant">Show the settings of</label><select id="tenant" name="tenant">\(Console.tenantOptions(tenants, selected: selected))</select>
-            <button type="submit" id="show-tenant">Show</button></form>
-            """
-    }
 
     /// Templates: each message as the project's templates render it (escaped: the HTML is shown as source), and the
     /// verification SMS.

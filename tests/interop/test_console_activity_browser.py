@@ -1,7 +1,8 @@
 """The console's Activity and Development pages in headless Chromium, on three servers: one in production mode that
 mails through the SMTP sink, one in `--emulator`, and one in production mode with SMS and e-mail set to the
 development outbox. On each, sign-ups, sign-ins, failed sign-ins, e-mails and SMS made through the public API are
-counted on Activity, in its table and its charts' text. Development is 404 without an outbox. In the emulator it
+counted on Activity, in its table and its charts' text, and a tenant's on the Activity page picked for it (not on the
+project's). Development is 404 without an outbox. In the emulator it
 shows the latest e-mail link and SMS code as the `/emulator/v1` routes list them, and "Clear all data" (typed
 confirmation) deletes every account and is in the audit log, while a viewer sees no Clear button and a POST from a
 viewer or from another origin deletes nothing. With an outbox outside the emulator there is nothing to clear and
@@ -18,7 +19,10 @@ import time
 
 import pytest
 import requests
+from google.auth.transport import requests as google_requests
+from google.oauth2 import service_account
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from conftest import free_port, needs_chromium, start
 from test_console_browser import ADMIN, PASSWORD, viewer_session, output, signed_in  # noqa: F401 (fixtures used by name)
@@ -139,6 +143,44 @@ def test_activity_counts_what_users_did(server, signed_in):
     # No script and no inline style: the CSP would block them.
     assert "<script" not in driver.page_source and " style=" not in driver.page_source
     pages.check(f"activity-{server.mode}")
+
+
+def test_a_tenants_activity_through_the_picker(server, signed_in):
+    """A tenant's sign-ups and sign-ins are counted on the Activity page picked for that tenant, and not on the
+    project's, as in the audit log."""
+    pages, _ = signed_in
+    driver = pages.driver
+    creds = service_account.Credentials.from_service_account_file(
+        server.service_account("activity-tenants"), scopes=["https://www.googleapis.com/auth/cloud-platform"])
+    creds.refresh(google_requests.Request())
+    made = requests.post(f"{server.base}/v2/projects/{PROJECT}/tenants", timeout=10,
+                         json={"displayName": "activity-shop", "allowPasswordSignup": True},
+                         headers={"Authorization": f"Bearer {creds.token}"})
+    assert made.status_code == 200, made.text
+    tenant = made.json()["tenantId"]
+
+    def totals():
+        return {name: int(pages.text(f"total-{name}")) for name in ("sign-ins", "sign-ups")}
+
+    driver.get(f"{server.admin_base}/console/activity")
+    project_before = totals()
+    signed_up = server.post("/v1/accounts:signUp",
+                            {"email": "t@activity.test", "password": "pass-word-1", "tenantId": tenant})
+    assert signed_up.status_code == 200, signed_up.text
+
+    Select(driver.find_element(By.ID, "tenant")).select_by_value(tenant)
+    pages.click("show-tenant")
+    assert f"tenant {tenant} of {PROJECT}" in pages.text("activity-scope")
+    assert totals() == {"sign-ins": 1, "sign-ups": 1}
+    pages.check(f"activity-tenant-{server.mode}")
+
+    driver.get(f"{server.admin_base}/console/activity")
+    assert totals() == project_before, "the tenant's sign-up is not the project's"
+    # A tenant the project does not have is a clear 404, not the project's numbers.
+    cookies = {c["name"]: c["value"] for c in driver.get_cookies()}
+    missing = requests.get(f"{server.admin_base}/console/activity", params={"tenant": "no-such-tenant"},
+                           cookies=cookies, timeout=10)
+    assert missing.status_code == 404
 
 
 def test_development_exists_only_where_there_is_an_outbox(server, signed_in):
