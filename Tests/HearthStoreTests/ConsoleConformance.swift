@@ -186,10 +186,7 @@ struct ConsoleConformance {
             let search = UserSearch(
                 field: field, prefix: "a", after: "ab", provider: "google.com", disabled: false, unverifiedOnly: true)
             let (sql, arguments) = SQLiteAuthStore.searchStatement(projectID: "p1", search, limit: 50)
-            let plan = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments)
-                    .map { $0["detail"] as String }
-            }
+            let plan = try await store.queryPlan(sql, arguments)
             let index = ["email": "users_email", "phone_number": "users_phone", "uid": "PRIMARY KEY"][search.column]!
             // The range itself bounds the search (`email>? AND email<?`), not only the project.
             #expect(
@@ -209,14 +206,7 @@ struct ConsoleConformance {
             let store = try await database.open() as! PostgresAuthStore
             let search = UserSearch(field: field, prefix: "a", after: "ab", disabled: false, unverifiedOnly: true)
             let statement = PostgresAuthStore.searchStatement(projectID: "p1", search, limit: 50)
-            let plan = try await store.leasing { connection in
-                try await connection.query("SET enable_seqscan = off", logger: testLogger)
-                let explained = try await connection.query(
-                    PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds), logger: testLogger)
-                var lines: [String] = []
-                for try await line in explained.decode(String.self) { lines.append(line) }
-                return lines.joined(separator: "\n")
-            }
+            let plan = try await store.queryPlan(statement)
             let index = ["email": "users_email_search", "phone_number": "users_phone_search", "uid": "users_uid_search"][
                 search.column]!
             #expect(plan.contains("Index Scan using \(index)") && plan.contains("Index Cond"), "\(plan)")

@@ -221,9 +221,7 @@ struct PasskeyConformance {
             let one = "SELECT \(SQLiteUserRow.columns) FROM users u \(SQLiteUserRow.joinLinks) WHERE u.project_id = ? AND u.uid = ?"
             let search = SQLiteAuthStore.searchStatement(projectID: "p1", UserSearch(field: .email, prefix: "a"), limit: 50)
             for (sql, arguments) in [(one, ["p1", "u1"] as StatementArguments), search] {
-                let plan = try await store.pool.read { db in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
-                }
+                let plan = try await store.queryPlan(sql, arguments)
                 #expect(plan.contains("SEARCH p USING INDEX passkey_credentials_user (project_id=? AND uid=?)"), "\(plan)")
                 #expect(plan.contains("SEARCH l USING INDEX provider_links_user (project_id=? AND uid=?) LEFT-JOIN"), "\(plan)")
             }

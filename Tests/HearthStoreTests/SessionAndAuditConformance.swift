@@ -194,9 +194,7 @@ struct SessionAndAuditConformance {
             let store = try await database.open() as! SQLiteAuthStore
             let (sql, arguments) = SQLiteAuthStore.activityCountsStatement(
                 projectID: "p1", actions: ["user.signIn", "user.signUp"], since: Fixture.t0, until: Fixture.t(86_400))
-            let plan = try await store.pool.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
-            }
+            let plan = try await store.queryPlan(sql, arguments)
             #expect(
                 plan.contains {
                     $0.hasPrefix("SEARCH audit_events USING INDEX audit_events_action") && $0.contains("time>?")
@@ -225,14 +223,7 @@ struct SessionAndAuditConformance {
             _ = try await store.query("ANALYZE audit_events")
             let statement = PostgresAuthStore.activityCountsStatement(
                 projectID: "p1", actions: ["user.signIn", "user.signUp"], since: Fixture.t0, until: Fixture.t(86_400))
-            let plan = try await store.leasing { connection in
-                try await connection.query("SET enable_seqscan = off", logger: testLogger)
-                let explained = try await connection.query(
-                    PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds), logger: testLogger)
-                var lines: [String] = []
-                for try await line in explained.decode(String.self) { lines.append(line) }
-                return lines.joined(separator: "\n")
-            }
+            let plan = try await store.queryPlan(statement)
             // A range of one of the project-led indexes, bounded by time (the action's, or the project's).
             #expect(
                 plan.contains("Index Cond: ((project_id = ")

@@ -1,10 +1,12 @@
 """Starts the real `hearth` binary on free loopback ports for the interop tests."""
+import contextlib
 import json
 import os
 import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -81,6 +83,26 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def run_smtp_sink(mode: str, *extra: str):
+    """Runs smtp_sink.py (aiosmtpd) in `mode` (`plain`, or `starttls` with a throwaway CA written beside the mail)
+    with `extra` options (`--user`, `--password`), keeping what it receives in a fresh directory; yields
+    (port, directory) and stops it afterwards."""
+    directory = tempfile.mkdtemp(prefix="hearth-smtp-")
+    tls = ("--tls-dir", directory) if mode == "starttls" else ()
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode", mode, "--out", directory,
+         *tls, *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().split()
+    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
+    try:
+        yield int(line[1]), directory
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None, port: int = 0,

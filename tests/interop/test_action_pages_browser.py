@@ -4,15 +4,11 @@ signs in. Everything stays on 127.0.0.1; nothing is written to the repository (n
 import glob
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 
 import pytest
 
-from conftest import browser, free_port, needs_chromium, start
+from conftest import browser, free_port, needs_chromium, run_smtp_sink, start
 
 pytestmark = needs_chromium
 
@@ -20,20 +16,8 @@ pytestmark = needs_chromium
 @pytest.fixture
 def smtp_sink():
     """aiosmtpd with STARTTLS and AUTH, a throwaway CA in its directory; yields (port, directory)."""
-    directory = tempfile.mkdtemp(prefix="hearth-smtp-")
-    proc = subprocess.Popen(
-        [sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode", "starttls",
-         "--out", directory, "--tls-dir", directory, "--user", "relay", "--password", "relay-pass"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    line = proc.stdout.readline().split()
-    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
-    try:
-        yield int(line[1]), directory
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
-        shutil.rmtree(directory, ignore_errors=True)
+    with run_smtp_sink("starttls", "--user", "relay", "--password", "relay-pass") as sink:
+        yield sink
 
 
 @pytest.fixture

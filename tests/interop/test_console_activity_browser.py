@@ -8,13 +8,8 @@ confirmation) deletes every account and is in the audit log, while a viewer sees
 viewer or from another origin deletes nothing. With an outbox outside the emulator there is nothing to clear and
 viewers see no code. axe-core finds no violation at 360 and 1280 px; screenshots go where test_console_browser.py
 puts its own."""
-import json
 import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 
 import pytest
@@ -24,7 +19,7 @@ from google.oauth2 import service_account
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import free_port, needs_chromium, start
+from conftest import free_port, needs_chromium, run_smtp_sink, start
 from test_console_browser import ADMIN, PASSWORD, viewer_session, output, signed_in  # noqa: F401 (fixtures used by name)
 
 pytestmark = needs_chromium
@@ -35,20 +30,8 @@ PROJECT = "activity-test"
 @pytest.fixture(scope="module")
 def smtp_sink():
     """aiosmtpd with STARTTLS and AUTH, as test_action_pages_browser.py runs it; yields (port, directory)."""
-    directory = tempfile.mkdtemp(prefix="hearth-smtp-")
-    proc = subprocess.Popen(
-        [sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode", "starttls",
-         "--out", directory, "--tls-dir", directory, "--user", "relay", "--password", "relay-pass"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    line = proc.stdout.readline().split()
-    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
-    try:
-        yield int(line[1]), directory
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
-        shutil.rmtree(directory, ignore_errors=True)
+    with run_smtp_sink("starttls", "--user", "relay", "--password", "relay-pass") as sink:
+        yield sink
 
 
 @pytest.fixture(scope="module", params=["smtp", "emulator", "outbox"])

@@ -9,10 +9,6 @@ axe-core finds no violation at 360 and 1280 px; screenshots go to $HEARTH_TEST_O
 import glob
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 
 import pytest
@@ -22,7 +18,7 @@ from google.oauth2 import service_account
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from conftest import free_port, needs_chromium, start
+from conftest import free_port, needs_chromium, run_smtp_sink, start
 from test_console_browser import ADMIN, PASSWORD, viewer_session, Pages, output, signed_in  # noqa: F401 (fixtures)
 
 pytestmark = needs_chromium
@@ -34,18 +30,8 @@ SECRET = "initial-client-SECRET-1"
 @pytest.fixture(scope="module")
 def smtp_sink():
     """aiosmtpd without TLS or AUTH; yields (port, directory of received messages)."""
-    directory = tempfile.mkdtemp(prefix="hearth-smtp-")
-    proc = subprocess.Popen(
-        [sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode", "plain", "--out", directory],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = proc.stdout.readline().split()
-    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
-    try:
-        yield int(line[1]), directory
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=10)
-        shutil.rmtree(directory, ignore_errors=True)
+    with run_smtp_sink("plain") as sink:
+        yield sink
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,6 @@ import glob
 import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -17,7 +15,7 @@ import pyotp
 import pytest
 import requests
 
-from conftest import browser, free_port, needs_chromium, start
+from conftest import browser, free_port, needs_chromium, run_smtp_sink, start
 from js_sdk_harness import AppServer, GapiServer, WebApp, build_sdk
 from oauth_provider import CLIENT_ID, CLIENT_SECRET, GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, Provider
 
@@ -91,18 +89,19 @@ def production_mode(provider):
     in through `provider` (GitHub-shaped); the SDK reaches it through its host-prefixed paths."""
     from smtp_sink import make_certificates
 
-    directory = tempfile.mkdtemp(prefix="hearth-js-smtp-")
     tls = tempfile.mkdtemp(prefix="hearth-js-tls-")
     make_certificates(tls)
     idp = f"http://127.0.0.1:{provider.port}"
-    sink = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "smtp_sink.py"), "--mode",
-                             "plain", "--out", directory], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = sink.stdout.readline().split()
-    assert line and line[0] == "READY", "smtp_sink.py did not start (pip install -r tests/interop/requirements.txt)"
+    with run_smtp_sink("plain") as (smtp_port, directory):
+        yield from production_server(idp, tls, smtp_port, directory)
+
+
+def production_server(idp, tls, smtp_port, directory):
+    """`production_mode`'s server, mailing through the sink on `smtp_port`."""
     port = free_port()
     config = {
         "publicURL": f"https://{AUTH_DOMAIN}",
-        "email": {"provider": "smtp", "smtp": {"host": "127.0.0.1", "port": int(line[1]), "security": "none",
+        "email": {"provider": "smtp", "smtp": {"host": "127.0.0.1", "port": smtp_port, "security": "none",
                                                "from": "noreply@hearth.test"}},
         "projects": [{
             "projectId": "js-sdk-prod", "apiKeys": [API_KEY], "rateLimits": {"signUpsPerIPPerHour": 0},
@@ -119,17 +118,13 @@ def production_mode(provider):
                            "keysUrl": idp + "/google/certs"}},
         }],
     }
-    try:
-        for hearth in start("js-sdk-prod", "--tls-cert", os.path.join(tls, "server.pem"), "--tls-key",
-                            os.path.join(tls, "server.key"), config=config, port=port):
-            hearth.ca = os.path.join(tls, "ca.pem")  # what a Python client trusts the server's certificate by
-            settings = {"apiKey": API_KEY, "projectId": hearth.project, "authDomain": AUTH_DOMAIN,
-                        "apiScheme": "https", "apiHost": f"{AUTH_DOMAIN}/identitytoolkit.googleapis.com",
-                        "tokenApiHost": f"{AUTH_DOMAIN}/securetoken.googleapis.com"}
-            yield hearth, settings, SMTPMail(directory)
-    finally:
-        sink.stdin.close()
-        sink.wait(timeout=10)
+    for hearth in start("js-sdk-prod", "--tls-cert", os.path.join(tls, "server.pem"), "--tls-key",
+                        os.path.join(tls, "server.key"), config=config, port=port):
+        hearth.ca = os.path.join(tls, "ca.pem")  # what a Python client trusts the server's certificate by
+        settings = {"apiKey": API_KEY, "projectId": hearth.project, "authDomain": AUTH_DOMAIN,
+                    "apiScheme": "https", "apiHost": f"{AUTH_DOMAIN}/identitytoolkit.googleapis.com",
+                    "tokenApiHost": f"{AUTH_DOMAIN}/securetoken.googleapis.com"}
+        yield hearth, settings, SMTPMail(directory)
 
 
 @pytest.fixture(scope="module")
