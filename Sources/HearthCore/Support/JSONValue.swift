@@ -76,11 +76,11 @@ public enum JSONValue: Sendable, Equatable, Hashable {
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
             out.append(UInt8(ascii: "{"))
-            for (i, key) in fields.keys.sorted().enumerated() {
+            for (i, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { out.append(UInt8(ascii: ",")) }
-                JSONValue.writeString(key, to: &out)
+                JSONValue.writeString(field.key, to: &out)
                 out.append(UInt8(ascii: ":"))
-                fields[key]!.write(to: &out)
+                field.value.write(to: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -88,8 +88,45 @@ public enum JSONValue: Sendable, Equatable, Hashable {
 
     static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// The index of the first `"`, `\\` or control byte at or after `start` (or the end), eight bytes at a time:
+    /// what a JSON string can hold without escapes, for the parser and the writer.
+    static func plainRun(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        let count = buffer.count
+        var i = start
+        if let base = buffer.baseAddress {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            while i + 8 <= count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                // Some byte of `v` is zero exactly when (v - ones) & ~v & highs is non-zero; `x ^ c` is zero where
+                // x has c, and (x - 0x20…) & ~x & highs is non-zero exactly when some byte is below 0x20.
+                let quote = word ^ (ones &* 0x22)
+                let slash = word ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((word &- ones &* 0x20) & ~word)
+                if special & highs != 0 { break }
+                i += 8
+            }
+        }
+        while i < count {
+            let b = buffer[i]
+            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+            i += 1
+        }
+        return i
+    }
+
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copy them whole.
+        let copied: Bool? = s.utf8.withContiguousStorageIfAvailable { bytes in
+            guard plainRun(bytes, from: 0) == bytes.count else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if copied == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in s.utf8 {
             switch byte {
             case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
