@@ -42,25 +42,32 @@ extension PasskeyCredential {
     }
 
     static func hex(_ value: JSONValue?) -> [UInt8]? {
-        guard let text = value?.stringValue, text.utf8.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count / 2)
-        var high: UInt8?
-        for c in text.utf8 {
-            let nibble: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = c - UInt8(ascii: "A") + 10
-            default: return nil
+        guard var text = value?.stringValue, text.utf8.count % 2 == 0 else { return nil }
+        return text.withUTF8 { chars in
+            var valid = true
+            let bytes = [UInt8](unsafeUninitializedCapacity: chars.count / 2) { out, initialized in
+                for i in 0..<chars.count / 2 {
+                    let high = nibble(chars[2 * i])
+                    let low = nibble(chars[2 * i + 1])
+                    if high | low > 15 {
+                        valid = false
+                        break
+                    }
+                    out[i] = high << 4 | low
+                }
+                initialized = valid ? chars.count / 2 : 0
             }
-            if let h = high {
-                out.append(h << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
+            return valid ? bytes : nil
         }
-        return out
+    }
+
+    /// A hex digit's value, or 0xFF.
+    private static func nibble(_ c: UInt8) -> UInt8 {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: 0xFF
+        }
     }
 }

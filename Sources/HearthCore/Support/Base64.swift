@@ -14,8 +14,13 @@ public enum Base64 {
     }
 
     /// Standard or URL-safe base64, padded or not; nil on any other character or an impossible length.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        var chars = Array(text.utf8)
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? { decode(chars: Array(text.utf8)) }
+
+    /// The same for a `String`: a concrete overload, since the generic one is not specialised in other modules.
+    public static func decode(_ text: String) -> [UInt8]? { decode(chars: Array(text.utf8)) }
+
+    private static func decode(chars: [UInt8]) -> [UInt8]? {
+        var chars = chars
         var padding = 0
         while chars.last == UInt8(ascii: "=") && padding < 2 {
             chars.removeLast()
