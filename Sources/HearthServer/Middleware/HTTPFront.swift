@@ -1,4 +1,5 @@
 import Dispatch
+import HTTPTypes
 import HearthCore
 import Hummingbird
 import Logging
@@ -22,8 +23,9 @@ struct HTTPFront: RouterMiddleware {
     {
         let id = RequestID.accept(request.headers[RequestID.header])
         var response = await RequestID.$current.withValue(id) { await serve(request, context, next) }
-        response.headers[RequestID.header] = id
-        response.headers[HTTPHygiene.contentTypeOptions] = "nosniff"
+        response.headers.append(HTTPField(name: RequestID.header, value: id))
+        // Pages set it themselves; a field made once is appended without validating its value again.
+        if !response.headers.contains(HTTPHygiene.contentTypeOptions) { response.headers.append(HTTPHygiene.nosniff) }
         return response
     }
 

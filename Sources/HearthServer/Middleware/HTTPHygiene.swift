@@ -9,6 +9,7 @@ enum HTTPHygiene {
     /// The HTTP/1 codec moves the first `Host` into `:authority`; any further one stays among the fields.
     static let host = HTTPField.Name("Host")!
     static let contentTypeOptions = HTTPField.Name("X-Content-Type-Options")!
+    static let nosniff = HTTPField(name: contentTypeOptions, value: "nosniff")
 
     /// Why `request` is refused before any route sees it, if it is.
     static func problem(_ request: Request) -> AuthError? {

@@ -11,34 +11,38 @@ enum UserEncoding {
     /// A user as `accounts:lookup` shows it. Admins also see the password hash and salt (base64), as Firebase
     /// shows them to service accounts; end users see "REDACTED".
     static func userInfo(_ u: UserRecord, admin: Bool = false, emulator: Bool = false) -> JSONValue {
-        let providers = u.allProviderInfo.map(providerInfo)
-        let exported = admin ? u.passwordHash.flatMap(PasswordHash.init(encoded:))?.exportedBytes : nil
-        return .compact([
-            "localId": .string(u.uid),
-            "email": .text(u.email),
-            "emailVerified": .bool(u.emailVerified),
-            "displayName": .text(u.displayName),
-            "photoUrl": .text(u.photoURL),
-            "screenName": .text(u.screenName),
-            "phoneNumber": .text(u.phoneNumber),
-            "passwordHash": u.passwordHash == nil
-                ? nil : .string(exported.map { Base64.encode($0.hash) } ?? redactedHash),
-            "salt": exported.map { .string(Base64.encode($0.salt)) },
-            "passwordUpdatedAt": u.passwordUpdatedAt.map { .number(Double($0.millisecondsSince1970)) },
-            "validSince": .string(String(u.validSince.secondsSince1970)),
-            "disabled": .bool(u.disabled),
-            "createdAt": .millisString(u.createdAt),
-            "lastLoginAt": .millisString(u.lastLoginAt),
-            "lastRefreshAt": u.lastRefreshAt.map { .string(iso8601($0)) },
-            "customAuth": u.customAuth ? .bool(true) : nil,
-            "emailLinkSignin": u.emailLinkSignIn ? .bool(true) : nil,
-            "initialEmail": .text(u.initialEmail),
-            "customAttributes": .text(u.customClaims),
-            "providerUserInfo": providers.isEmpty ? nil : .array(providers),
-            "tenantId": .text(TenantScope.split(u.projectID).tenant),
-            "mfaInfo": u.mfaEnrollments.isEmpty ? nil : .array(u.mfaEnrollments.map { $0.wireValue() }),
-            "passkeyInfo": u.passkeys.isEmpty ? nil : .array(u.passkeys.map { passkeyInfo($0, emulator: emulator) }),
-        ])
+        // One dictionary filled in place (every lookup answers with it): `.compact`'s pairs cost a literal array of
+        // optional tuples and its teardown through the runtime.
+        var o = [String: JSONValue](minimumCapacity: 24)
+        func put(_ key: String, _ value: String?) { if let value { o[key] = .string(value) } }
+        o["localId"] = .string(u.uid)
+        put("email", u.email)
+        o["emailVerified"] = .bool(u.emailVerified)
+        put("displayName", u.displayName)
+        put("photoUrl", u.photoURL)
+        put("screenName", u.screenName)
+        put("phoneNumber", u.phoneNumber)
+        if u.passwordHash != nil {
+            let exported = admin ? u.passwordHash.flatMap(PasswordHash.init(encoded:))?.exportedBytes : nil
+            o["passwordHash"] = .string(exported.map { Base64.encode($0.hash) } ?? redactedHash)
+            put("salt", exported.map { Base64.encode($0.salt) })
+        }
+        if let at = u.passwordUpdatedAt { o["passwordUpdatedAt"] = .number(Double(at.millisecondsSince1970)) }
+        o["validSince"] = .string(String(u.validSince.secondsSince1970))
+        o["disabled"] = .bool(u.disabled)
+        put("createdAt", String(u.createdAt.millisecondsSince1970))
+        put("lastLoginAt", u.lastLoginAt.map { String($0.millisecondsSince1970) })
+        put("lastRefreshAt", u.lastRefreshAt.map(iso8601))
+        if u.customAuth { o["customAuth"] = .bool(true) }
+        if u.emailLinkSignIn { o["emailLinkSignin"] = .bool(true) }
+        put("initialEmail", u.initialEmail)
+        put("customAttributes", u.customClaims)
+        let providers = u.allProviderInfo
+        if !providers.isEmpty { o["providerUserInfo"] = .array(providers.map(providerInfo)) }
+        put("tenantId", TenantScope.split(u.projectID).tenant)
+        if !u.mfaEnrollments.isEmpty { o["mfaInfo"] = .array(u.mfaEnrollments.map { $0.wireValue() }) }
+        if !u.passkeys.isEmpty { o["passkeyInfo"] = .array(u.passkeys.map { passkeyInfo($0, emulator: emulator) }) }
+        return .object(o)
     }
 
     /// `passkeyInfo[]`: Firebase's `credentialId` (standard padded base64) and `name`, plus when it was made and last

@@ -87,6 +87,8 @@ public struct WireRequest: Sendable {
                 .invalidJSONPayload, "Invalid JSON payload received. Unknown name \"\": Root element must be a message."
             )
         }
+        // Clients send camelCase almost always: fold only when some key has an underscore.
+        guard object.keys.contains(where: { $0.utf8.contains(UInt8(ascii: "_")) }) else { return object }
         var out: [String: JSONValue] = [:]
         for (k, v) in object { out[camelCase(k)] = v }
         return out

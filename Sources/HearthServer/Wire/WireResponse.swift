@@ -1,17 +1,21 @@
 import Foundation
+import HTTPTypes
 import HearthCore
 import Hummingbird
 
 /// Builds responses the way Google's APIs send them.
 public enum WireResponse {
     public static let noStore = "no-cache, no-store, max-age=0, must-revalidate"
+    static let noStoreField = HTTPField(name: .cacheControl, value: noStore)
+    static let jsonContentType = HTTPField(name: .contentType, value: "application/json; charset=UTF-8")
 
     public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, cacheControl: String = noStore)
         -> Response
     {
+        // Fields made once: a field built from a String validates its value on every request.
         var headers = HTTPFields()
-        headers[.contentType] = "application/json; charset=UTF-8"
-        headers[.cacheControl] = cacheControl
+        headers.append(jsonContentType)
+        headers.append(cacheControl == noStore ? noStoreField : HTTPField(name: .cacheControl, value: cacheControl))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
     }
 
@@ -33,7 +37,7 @@ public enum WireResponse {
 extension JSONValue {
     /// An object with the nil-valued entries dropped: Google omits unset fields.
     static func compact(_ pairs: KeyValuePairs<String, JSONValue?>) -> JSONValue {
-        var out: [String: JSONValue] = [:]
+        var out: [String: JSONValue] = .init(minimumCapacity: pairs.count)
         for (k, v) in pairs { if let v { out[k] = v } }
         return .object(out)
     }
