@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import Testing
 
@@ -21,5 +22,23 @@ import Testing
         #expect(Base64.decode("+/+/") == bytes)
         #expect(Base64.decode("-_-_") == bytes)
         for bad in ["Zm9v!", "Z", "Zm9vY", "Zg===", "Z===", "Zm=8"] { #expect(Base64.decode(bad) == nil, "\(bad)") }
+    }
+
+    /// Every length around the three-byte groups, against Foundation; a character outside the alphabet anywhere,
+    /// in a whole group or in the tail, refuses the text.
+    @Test func groupsAndTailsMatchFoundation() {
+        for n in 0..<40 {
+            let bytes = (0..<n).map { UInt8(($0 * 53 + 7) % 256) }
+            let text = Base64.encode(bytes)
+            #expect(text == Data(bytes).base64EncodedString())
+            #expect(Base64.decode(text) == bytes)
+            #expect(Base64.decode(Substring(text)) == bytes)
+            let unpadded = Base64.encode(bytes, padded: false)
+            for position in 0..<unpadded.count {
+                var chars = Array(unpadded.utf8)
+                chars[position] = UInt8(ascii: "!")
+                #expect(Base64.decode(String(decoding: chars, as: UTF8.self)) == nil, "\(n) \(position)")
+            }
+        }
     }
 }
