@@ -108,7 +108,7 @@ struct TestDatabase {
     }
 
     /// A client on the database `HEARTH_TEST_POSTGRES_URL` names, for creating and dropping test databases.
-    private static func withAdminClient(_ body: (PostgresClient) async throws -> Void) async throws {
+    static func withAdminClient(_ body: (PostgresClient) async throws -> Void) async throws {
         let url = try PostgresConnectionURL(Backend.postgresURL!)
         let client = PostgresClient(configuration: url.configuration, backgroundLogger: testLogger)
         try await withThrowingTaskGroup(of: Void.self) { group in
