@@ -28,7 +28,8 @@ extension Date {
 
     /// RFC 3339 in UTC with exactly three fractional digits, from the whole milliseconds (a formatter working on
     /// the floating-point seconds can print …791 for …792). Written by arithmetic on the civil calendar: a user's
-    /// timestamps are formatted on every lookup, and Foundation's formatter costs several microseconds each.
+    /// timestamps are formatted on every lookup, and Foundation's formatter builds calendar component sets and prints
+    /// its digits through printf on every call.
     public var rfc3339Milliseconds: String {
         let ms = millisecondsSince1970
         let seconds = ms.floorDiv(1000)
