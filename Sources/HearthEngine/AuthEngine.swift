@@ -183,7 +183,9 @@ public final class AuthEngine: Sendable {
             user: user, family: family, refreshToken: RefreshTokenCodec.generate(random: random), signIn: signIn)
     }
 
-    /// A stored session's sign-in counted and recorded, and its first ID token.
+    /// A stored session's sign-in counted and recorded, and its first ID token. A SAML sign-in's attribute
+    /// statements are in that token only (`firebase.sign_in_attributes`), as the Auth Emulator issues them: the
+    /// session does not keep them, so a refreshed token has none.
     func finishSession(_ session: PendingSession, origin: RequestOrigin) throws -> SessionTokens {
         let family = session.family
         if session.signIn {
@@ -195,7 +197,7 @@ public final class AuthEngine: Sendable {
         let idToken = try idTokens.mint(
             user: session.user, signInProvider: family.signInProvider, authTime: family.authTime,
             lifetimeSeconds: lifetime, now: family.createdAt, extraClaims: family.extraClaims,
-            secondFactor: family.secondFactor)
+            secondFactor: family.secondFactor, signInAttributes: Self.federatedSignIn?.signInAttributes)
         return SessionTokens(idToken: idToken, refreshToken: session.refreshToken, expiresIn: lifetime)
     }
 

@@ -207,8 +207,9 @@ struct BlockingFunctionTests {
     }
 
     /// `sign_in_attributes`: a SAML sign-in's attribute statements as an object (what the functions SDKs hand the
-    /// function as `credential.claims`); no other sign-in carries it. In emulator mode, with the emulator's fake
-    /// SAML response.
+    /// function as `credential.claims`, and what the sign-in's first ID token carries as
+    /// `firebase.sign_in_attributes`, as the Auth Emulator's does); no other sign-in carries it, nor a refreshed
+    /// token. In emulator mode, with the emulator's fake SAML response.
     @Test func aSAMLSignInSendsItsAttributesAndNoOtherSignInDoes() async throws {
         let events = Recorder()
         try await serveOnLoopback(Self.recording([:], into: events)) { base in
@@ -241,8 +242,15 @@ struct BlockingFunctionTests {
                     #expect(event["sign_in_method"]?.stringValue == "saml.corp")
                     #expect(event["sign_in_attributes"] == attributes)
                 }
-                _ = try await c.signUp(email: "bob@example.com", password: "secret-1")
+                #expect(try claims(of: r.json["idToken"]?.stringValue)["firebase"]?["sign_in_attributes"] == attributes)
+                let refreshed = try await c.refresh(try #require(r.json["refreshToken"]?.stringValue))
+                #expect(refreshed.status == 200, "\(refreshed.json)")
+                let refreshedClaims = try claims(of: refreshed.json["id_token"]?.stringValue)
+                #expect(refreshedClaims["firebase"]?["sign_in_provider"]?.stringValue == "saml.corp")
+                #expect(refreshedClaims["firebase"]?["sign_in_attributes"] == nil)
+                let bob = try await c.signUp(email: "bob@example.com", password: "secret-1")
                 #expect(events.events.withLock { $0.last?["sign_in_attributes"] } == nil)
+                #expect(try claims(of: bob.json["idToken"]?.stringValue)["firebase"]?["sign_in_attributes"] == nil)
             }
         }
     }

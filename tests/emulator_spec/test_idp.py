@@ -396,7 +396,7 @@ def test_saml_new_account(api):
     assert payload["firebase"]["sign_in_provider"] == "saml.saml"
 
 
-@xfail("SAML sign-in: the fake assertion's nameId e-mail comes back lower-cased, and its attributeStatements do not reach the ID token (firebase.sign_in_attributes)")
+@xfail("SAML sign-in: the fake assertion's nameId e-mail comes back lower-cased (Hearth keeps every address in one canonical form; the emulator keeps this one as sent)")
 def test_saml_response_fields(api):
     attrs = {"name": "Jane Doe", "mail": "otherOtherEmail@gmail.com"}
     body = expect_ok(_saml(api, {"assertion": {"subject": {"nameId": "otherEmail@gmail.com"},

@@ -43,7 +43,8 @@ public struct IDTokenService: Sendable {
     /// custom claims at the top level; reserved names are never taken from either.
     public func mint(
         user: UserRecord, signInProvider: String, authTime: Date, lifetimeSeconds: Int, now: Date,
-        extraClaims: String? = nil, secondFactor: SecondFactorClaim? = nil
+        extraClaims: String? = nil, secondFactor: SecondFactorClaim? = nil,
+        signInAttributes: [String: JSONValue]? = nil
     ) throws -> String {
         let iat = now.secondsSince1970
         var claims: [String: JSONValue] = [:]
@@ -75,6 +76,7 @@ public struct IDTokenService: Sendable {
             firebase["sign_in_second_factor"] = .string(secondFactor.factorID)
             firebase["second_factor_identifier"] = .string(secondFactor.enrollmentID)
         }
+        if let signInAttributes { firebase["sign_in_attributes"] = .object(signInAttributes) }
         claims["firebase"] = .object(firebase)
         // Firebase's anonymous tokens also say so at the top level.
         if signInProvider == ProviderID.anonymous { claims["provider_id"] = .string(ProviderID.anonymous) }
