@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HearthCore
 import HearthSQLite
+import HearthTokens
 import Testing
 
 /// ID-token requests are answered from caches (a verified token by its text, a user while the store's change stamp
@@ -87,6 +88,74 @@ struct LookupCacheTests {
             #expect(try await c.lookup(token).errorCode == "USER_NOT_FOUND")
         }
         try await other.shutdown()
+    }
+
+    /// The lookup answer is encoded once per version of the user (`LookupAnswers`): every change, through the API
+    /// or by another process on the file, is in the very next answer, and a change undone brings the first answer
+    /// back.
+    @Test func theLookupAnswerFollowsEveryChangeOfTheUser() async throws {
+        let h = try await Harness()
+        let other = try SQLiteAuthStore(path: h.directory.appendingPathComponent("hearth.sqlite").path)
+        try await h.run { c in
+            let (uid, token) = try await cachedSession(c)
+            func answered() async throws -> JSONValue? {
+                let r = try await c.lookup(token)
+                #expect(r.status == 200, "\(r.json)")
+                return r["users"]?[0]
+            }
+            let first = try #require(try await answered())
+            #expect(first["displayName"] == nil)
+
+            let renamed = try await c.post(
+                "/v1/accounts:update", ["idToken": .string(token), "displayName": "Ada"])
+            #expect(renamed.status == 200)
+            #expect(try await answered()?["displayName"]?.stringValue == "Ada")
+
+            var user = try #require(try await other.user(projectID: h.projectID, uid: uid))
+            user.displayName = "Ada Lovelace"
+            user.customClaims = #"{"role":"admin"}"#
+            try await other.updateUser(user)
+            let changed = try await answered()
+            #expect(changed?["displayName"]?.stringValue == "Ada Lovelace")
+            #expect(changed?["customAttributes"]?.stringValue == #"{"role":"admin"}"#)
+
+            user.version += 1
+            user.displayName = nil
+            user.customClaims = nil
+            try await other.updateUser(user)
+            #expect(try await answered() == first)
+        }
+        try await other.shutdown()
+    }
+
+    /// Answers are kept by uid: a project's user and a tenant's user of the same uid each get their own, however
+    /// their lookups alternate.
+    @Test func oneUIDInTwoScopesGetsTwoAnswers() async throws {
+        let h = try await Harness(emulator: true)
+        try await h.run { c in
+            func signIn(tenant: String?) async throws -> String {
+                var claims: [String: JSONValue] = ["aud": .string(CustomClaims.customTokenAudience), "uid": "same-uid"]
+                var body: [String: JSONValue] = ["returnSecureToken": true]
+                if let tenant {
+                    claims["tenant_id"] = .string(tenant)
+                    body["tenantId"] = .string(tenant)
+                }
+                body["token"] = .string(JWS.unsigned(payload: .object(claims)))
+                let r = try await c.post("/v1/accounts:signInWithCustomToken", .object(body))
+                #expect(r.status == 200, "\(r.json)")
+                return try #require(r.string("idToken"))
+            }
+            let inProject = try await signIn(tenant: nil)
+            let inTenant = try await signIn(tenant: "tenant-a")
+            for _ in 0..<2 {
+                let project = try await c.lookup(inProject)
+                #expect(project["users"]?[0]?["localId"]?.stringValue == "same-uid")
+                #expect(project["users"]?[0]?["tenantId"] == nil)
+                let tenant = try await c.lookup(inTenant)
+                #expect(tenant["users"]?[0]?["localId"]?.stringValue == "same-uid")
+                #expect(tenant["users"]?[0]?["tenantId"]?.stringValue == "tenant-a")
+            }
+        }
     }
 
     /// Creating a user moves no SQLite stamp, so a "not found" answer must not be remembered: a user brought back

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthEngine
+import NIOCore
 
 /// Identity Toolkit `accounts:*` handlers: wire fields in, engine call, wire fields out.
 extension AuthRoutes {
@@ -43,7 +44,13 @@ extension AuthRoutes {
 
     func lookup(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {
         let user = try await engine.lookup(idToken: try wire.string("idToken"), origin: origin)
-        return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [UserEncoding.userInfo(user, emulator: origin.emulator)]]
+        return LookupAnswers.answer(user, emulator: origin.emulator)
+    }
+
+    /// An end user's lookup, the most frequent call: the same answer as `lookup`, encoded once per user version.
+    func lookupBody(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> ByteBuffer {
+        let user = try await engine.lookup(idToken: try wire.string("idToken"), origin: origin)
+        return lookupAnswers.body(for: user, emulator: origin.emulator)
     }
 
     func update(_ wire: WireRequest, _ origin: RequestOrigin) async throws -> JSONValue {

@@ -12,6 +12,7 @@ import Hummingbird
 public struct AuthRoutes: Sendable {
     public let engine: AuthEngine
     let adminAuthenticator: AdminAuthenticator
+    let lookupAnswers = LookupAnswers()
 
     public init(engine: AuthEngine) {
         self.engine = engine
@@ -19,6 +20,8 @@ public struct AuthRoutes: Sendable {
     }
 
     typealias Handler = @Sendable (WireRequest, RequestOrigin) async throws -> JSONValue
+    /// A client handler that answers with its JSON already encoded (`lookupBody`).
+    typealias EncodedHandler = @Sendable (WireRequest, RequestOrigin) async throws -> ByteBuffer
 
     /// A v1 `accounts:<name>` method, its v3 alias, and what it does for end users and for admins.
     /// A request with a bearer `Authorization` header is an admin request: it must carry admin credentials
@@ -29,6 +32,8 @@ public struct AuthRoutes: Sendable {
         let client: Handler?
         var admin: Handler? = nil
         var allowsGet = false
+        /// Answers end users in place of `client` when set (the admin form keeps `admin`).
+        var encodedClient: EncodedHandler? = nil
     }
 
     public func register(on router: Router<HearthRequestContext>) {
@@ -36,7 +41,8 @@ public struct AuthRoutes: Sendable {
             AccountsMethod(v1: "signUp", v3: "signupNewUser", client: signUp, admin: adminCreate),
             AccountsMethod(v1: "signInWithPassword", v3: "verifyPassword", client: signInWithPassword),
             AccountsMethod(v1: "signInWithCustomToken", v3: "verifyCustomToken", client: signInWithCustomToken),
-            AccountsMethod(v1: "lookup", v3: "getAccountInfo", client: lookup, admin: adminLookup),
+            AccountsMethod(
+                v1: "lookup", v3: "getAccountInfo", client: lookup, admin: adminLookup, encodedClient: lookupBody),
             AccountsMethod(v1: "update", v3: "setAccountInfo", client: update, admin: adminUpdate),
             AccountsMethod(v1: "delete", v3: "deleteAccount", client: delete, admin: adminDelete),
             AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", client: createAuthURI),
@@ -62,19 +68,24 @@ public struct AuthRoutes: Sendable {
                     + Self.scoped("\(prefix)/v1/projects/{project}/accounts:\(method.v1)").map { ($0, true) }
                 for (path, hasProject) in paths {
                     router.post(path) { request, context in
-                        try await respond(request, context, hasProject: hasProject, method.client, admin: method.admin)
+                        try await respond(
+                            request, context, hasProject: hasProject, method.client, admin: method.admin,
+                            encodedClient: method.encodedClient)
                     }
                     if method.allowsGet {
                         router.get(path) { request, context in
                             try await respond(
-                                request, context, hasProject: hasProject, method.client, admin: method.admin)
+                                request, context, hasProject: hasProject, method.client, admin: method.admin,
+                                encodedClient: method.encodedClient)
                         }
                     }
                 }
             }
             if let v3 = method.v3 {
                 router.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/\(v3)") { request, context in
-                    try await respond(request, context, hasProject: false, method.client, admin: method.admin)
+                    try await respond(
+                        request, context, hasProject: false, method.client, admin: method.admin,
+                        encodedClient: method.encodedClient)
                 }
             }
         }
@@ -179,7 +190,7 @@ public struct AuthRoutes: Sendable {
     /// turned back on.
     func respond(
         _ request: Request, _ context: HearthRequestContext, hasProject: Bool, _ client: Handler?,
-        configuresTenant: Bool = false, admin: Handler? = nil
+        configuresTenant: Bool = false, admin: Handler? = nil, encodedClient: EncodedHandler? = nil
     ) async throws -> Response {
         let wire = try await WireRequest.decode(request, context: context)
         let pathProject = hasProject ? try context.parameters.require("project") : nil
@@ -210,6 +221,7 @@ public struct AuthRoutes: Sendable {
             project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator,
             userAgent: wire.headers[.userAgent])
         origin.emulatorLinks = emulatorLinks(request, wire, project)
+        if let encodedClient { return WireResponse.json(encoded: try await encodedClient(wire, origin)) }
         return WireResponse.json(try await client(wire, origin))
     }
 

@@ -12,11 +12,18 @@ public enum WireResponse {
     public static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok, cacheControl: String = noStore)
         -> Response
     {
+        json(encoded: ByteBuffer(bytes: value.jsonBytes), status: status, cacheControl: cacheControl)
+    }
+
+    /// A JSON answer already encoded (`LookupAnswers`).
+    static func json(encoded body: ByteBuffer, status: HTTPResponse.Status = .ok, cacheControl: String = noStore)
+        -> Response
+    {
         // Fields made once: a field built from a String validates its value on every request.
         var headers = HTTPFields()
         headers.append(jsonContentType)
         headers.append(cacheControl == noStore ? noStoreField : HTTPField(name: .cacheControl, value: cacheControl))
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: value.jsonBytes)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 
     /// Firebase's error envelope: `{"error":{"code","message","errors":[…],"status"}}`.
