@@ -1,5 +1,6 @@
 import HearthCore
 import NIOCore
+import Synchronization
 
 /// `accounts:lookup`'s answer for an end user, encoded once per version of the user: the answer is a function of
 /// the stored user alone (and of emulator mode), and the user usually comes from the engine's user cache
@@ -7,7 +8,7 @@ import NIOCore
 ///
 /// An entry is used only when the user it was made from equals the user looked up now (the whole record, compared
 /// field by field; a cached user's strings and arrays share their storage, which makes that cheap), so an answer is
-/// never staler than the user it answers for. Bounded like the user cache (`BoundedTable`).
+/// never staler than the user it answers for. Bounded like the user cache: a full table is emptied.
 final class LookupAnswers: Sendable {
     private struct Entry: Sendable {
         let user: UserRecord
@@ -15,17 +16,21 @@ final class LookupAnswers: Sendable {
         let body: ByteBuffer
     }
 
-    private let entries: BoundedTable<String, Entry>
+    private let entries = Mutex<[String: Entry]>([:])
+    let capacity: Int
 
     init(capacity: Int = 4096) {
-        entries = BoundedTable(capacity: capacity)
+        self.capacity = capacity
     }
 
     /// The encoded answer for `user`, from the table when it was made from this very user.
     func body(for user: UserRecord, emulator: Bool) -> ByteBuffer {
-        if let hit = entries[user.uid], hit.emulator == emulator, hit.user == user { return hit.body }
+        if let hit = entries.withLock({ $0[user.uid] }), hit.emulator == emulator, hit.user == user { return hit.body }
         let body = ByteBuffer(bytes: Self.answer(user, emulator: emulator).jsonBytes)
-        entries.insert(Entry(user: user, emulator: emulator, body: body), for: user.uid)
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[user.uid] = Entry(user: user, emulator: emulator, body: body)
+        }
         return body
     }
 

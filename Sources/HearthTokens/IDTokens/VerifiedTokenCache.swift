@@ -1,5 +1,5 @@
 import Foundation
-import HearthCore
+import Synchronization
 
 /// ID tokens whose signature and claims have been checked, by token text, so a client that presents the same
 /// token again (every call until it refreshes, about an hour) costs a dictionary lookup instead of a base64
@@ -28,18 +28,22 @@ final class VerifiedTokenCache: Sendable {
         }
     }
 
+    private let entries = Mutex<[Key: Entry]>([:])
     /// Bounds the memory: a full cache is emptied rather than tracked for eviction (about 1.5 KiB an entry).
-    private let entries: BoundedTable<Key, Entry>
+    let capacity: Int
 
     init(capacity: Int = 2048) {
-        entries = BoundedTable(capacity: capacity)
+        self.capacity = capacity
     }
 
     func entry(for token: String) -> Entry? {
-        entries[Key(token: token)]
+        entries.withLock { $0[Key(token: token)] }
     }
 
     func insert(_ entry: Entry, for token: String) {
-        entries.insert(entry, for: Key(token: token))
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            entries[Key(token: token)] = entry
+        }
     }
 }
