@@ -141,18 +141,30 @@ def start(project: str, *extra: str, config: dict | None = None, preexec_fn=None
     if port is None or admin_port is None:
         proc.kill()
         raise RuntimeError("hearth did not start:\n" + "".join(lines))
-    # Keep draining the log so the server never blocks on a full pipe.
-    drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=subprocess.DEVNULL)
+    # Keep draining the log so the server never blocks on a full pipe, into a file that says why, should the server
+    # end before its tests do.
+    log_path = os.path.join(tempfile.mkdtemp(prefix="hearth-log-"), "hearth.log")
+    with open(log_path, "w") as log:
+        log.writelines(lines)
+        log.flush()
+        drain = subprocess.Popen(["cat"], stdin=proc.stdout, stdout=log)
     try:
         server = Hearth(port, data_dir, project, scheme)
         server.process = hearth_proc
         server.admin_base = f"http://127.0.0.1:{admin_port}"
         yield server
     finally:
+        ended_early = proc.poll()
         proc.terminate()
         proc.wait(timeout=10)
         drain.wait(timeout=10)
         shutil.rmtree(data_dir, ignore_errors=True)
+        with open(log_path) as log:
+            tail = log.readlines()[-40:]
+        shutil.rmtree(os.path.dirname(log_path), ignore_errors=True)
+        if ended_early is not None:
+            raise AssertionError(f"hearth serve ({project}) ended before its tests did, with status {ended_early}; "
+                                 "the end of its log:\n" + "".join(tail))
 
 
 @pytest.fixture(scope="session")
