@@ -1,6 +1,5 @@
 import HearthCore
 import HearthStore
-import Synchronization
 
 /// Users as last read from the store, each with the store's `changeStamp` read before it, so repeated requests
 /// for one user (an app calling `accounts:lookup` or `accounts:update` with the same ID token, a client refreshing)
@@ -17,24 +16,20 @@ final class UserCache: Sendable {
         var stamp: UInt64
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
-    let capacity: Int
+    /// A full cache is emptied rather than tracked for eviction; the store is the truth anyway.
+    private let entries: BoundedTable<String, Entry>
 
     init(capacity: Int = 4096) {
-        self.capacity = capacity
+        entries = BoundedTable(capacity: capacity)
     }
 
     /// The user from the cache when current, else from the store (and then remembered).
     func user(projectID: String, uid: String, store: AuthStore) async throws -> UserRecord? {
         guard let stamp = store.changeStamp() else { return try await store.user(projectID: projectID, uid: uid) }
         let key = projectID + "\u{0}" + uid
-        if let hit = entries.withLock({ $0[key] }), hit.stamp == stamp { return hit.user }
+        if let hit = entries[key], hit.stamp == stamp { return hit.user }
         guard let user = try await store.user(projectID: projectID, uid: uid) else { return nil }
-        entries.withLock { entries in
-            // A full cache is emptied rather than tracked for eviction; the store is the truth anyway.
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[key] = Entry(user: user, stamp: stamp)
-        }
+        entries.insert(Entry(user: user, stamp: stamp), for: key)
         return user
     }
 }

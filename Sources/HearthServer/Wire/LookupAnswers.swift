@@ -1,6 +1,5 @@
 import HearthCore
 import NIOCore
-import Synchronization
 
 /// `accounts:lookup`'s answer for an end user, encoded once per version of the user: the answer is a function of
 /// the stored user alone (and of emulator mode), and the user usually comes from the engine's user cache
@@ -8,7 +7,7 @@ import Synchronization
 ///
 /// An entry is used only when the user it was made from equals the user looked up now (the whole record, compared
 /// field by field; a cached user's strings and arrays share their storage, which makes that cheap), so an answer is
-/// never staler than the user it answers for. Bounded like the user cache: a full table is emptied.
+/// never staler than the user it answers for. Bounded like the user cache (`BoundedTable`).
 final class LookupAnswers: Sendable {
     private struct Entry: Sendable {
         let user: UserRecord
@@ -16,21 +15,17 @@ final class LookupAnswers: Sendable {
         let body: ByteBuffer
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
-    let capacity: Int
+    private let entries: BoundedTable<String, Entry>
 
     init(capacity: Int = 4096) {
-        self.capacity = capacity
+        entries = BoundedTable(capacity: capacity)
     }
 
     /// The encoded answer for `user`, from the table when it was made from this very user.
     func body(for user: UserRecord, emulator: Bool) -> ByteBuffer {
-        if let hit = entries.withLock({ $0[user.uid] }), hit.emulator == emulator, hit.user == user { return hit.body }
+        if let hit = entries[user.uid], hit.emulator == emulator, hit.user == user { return hit.body }
         let body = ByteBuffer(bytes: Self.answer(user, emulator: emulator).jsonBytes)
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[user.uid] = Entry(user: user, emulator: emulator, body: body)
-        }
+        entries.insert(Entry(user: user, emulator: emulator, body: body), for: user.uid)
         return body
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import HearthCore
 
 /// ID tokens whose signature and claims have been checked, by token text, so a client that presents the same
 /// token again (every call until it refreshes, about an hour) costs a dictionary lookup instead of a base64
@@ -28,22 +28,18 @@ final class VerifiedTokenCache: Sendable {
         }
     }
 
-    private let entries = Mutex<[Key: Entry]>([:])
     /// Bounds the memory: a full cache is emptied rather than tracked for eviction (about 1.5 KiB an entry).
-    let capacity: Int
+    private let entries: BoundedTable<Key, Entry>
 
     init(capacity: Int = 2048) {
-        self.capacity = capacity
+        entries = BoundedTable(capacity: capacity)
     }
 
     func entry(for token: String) -> Entry? {
-        entries.withLock { $0[Key(token: token)] }
+        entries[Key(token: token)]
     }
 
     func insert(_ entry: Entry, for token: String) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[Key(token: token)] = entry
-        }
+        entries.insert(entry, for: Key(token: token))
     }
 }
