@@ -12,7 +12,7 @@ public struct HearthRequestContext: RequestContext, RemoteAddressRequestContext 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
-        clientIP = remoteAddress?.ipAddress
+        clientIP = ClientAddress.text(of: remoteAddress)
     }
 
     /// Identity Toolkit bodies are small; batch imports are the largest and stay well under this.

@@ -4,6 +4,7 @@ import HearthCore
 import HearthServer
 import HearthTokens
 import Hummingbird
+import NIOCore
 import Testing
 
 @Suite("Security: limits under concurrency, session ends, input rules")
@@ -166,5 +167,18 @@ struct ClientAddressTests {
         #expect(ClientAddress.client(peer: "10.0.0.2", headers: forwarded, trusted: trusted) == "2001:db8::17")
         let garbage = headers([("X-Forwarded-For", "unknown")])
         #expect(ClientAddress.client(peer: "10.0.0.2", headers: garbage, trusted: trusted) == "10.0.0.2")
+    }
+
+    /// The peer's address as abuse limits and audit entries see it: IPv4 is printed by Hearth, the rest by NIO.
+    @Test(arguments: ["0.0.0.0", "127.0.0.1", "255.255.255.255", "10.20.100.9", "1.2.3.4", "192.168.0.10", "99.100.9.200"])
+    func aPeerAddressReadsAsNIOWritesIt(_ address: String) throws {
+        let peer = try SocketAddress(ipAddress: address, port: 443)
+        #expect(ClientAddress.text(of: peer) == address)
+        #expect(ClientAddress.text(of: peer) == peer.ipAddress)
+    }
+
+    @Test func anIPv6PeerAndNoPeer() throws {
+        #expect(ClientAddress.text(of: try SocketAddress(ipAddress: "2001:db8::17", port: 1)) == "2001:db8::17")
+        #expect(ClientAddress.text(of: nil) == nil)
     }
 }
