@@ -5,63 +5,161 @@ import Foundation
 ///
 /// Decodes from the `projects` entries of the config file; every field is optional there
 /// and defaults to what a new Firebase project does.
+///
+/// A value type whose fields live behind one reference, copied on write: a request's project is copied into each
+/// layer it passes (its origin, the engine's calls, the answer's encoding), and copying some thirty strings, arrays
+/// and dictionaries field by field cost about 150 reference-count operations per request; the box costs two.
 public struct ProjectConfig: Sendable, Equatable, Codable {
-    public var projectID: String
+    /// The stored form of the properties below.
+    struct Fields: Sendable, Equatable, Codable {
+        var projectID: String
+        var projectNumber: String
+        var apiKeys: [String]
+        var passwordPolicy: PasswordPolicy
+        var emailEnumerationProtection: Bool
+        var rateLimits: RateLimits
+        var tokens: TokenSettings
+        var phone: PhoneSettings
+        var authorizedDomains: [String]
+        var emailActionURL: String
+        var federation: FederationSettings = .init()
+        var mfa: MFASettings = .init()
+        var tenant: Tenant?
+        var blockingFunctions: BlockingFunctionSettings = .init()
+        var email: EmailSettings = .init()
+        var passkeys: PasskeySettings = .init()
+    }
+
+    /// Mutated only while uniquely referenced (`update`), so no other thread can see a change: hence Sendable.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+
+        init(_ fields: Fields) {
+            self.fields = fields
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        change(&storage.fields)
+    }
+
+    public var projectID: String {
+        get { storage.fields.projectID }
+        set { update { $0.projectID = newValue } }
+    }
     /// Google's numeric project id, which some responses carry; derived from the id unless configured.
-    public var projectNumber: String
+    public var projectNumber: String {
+        get { storage.fields.projectNumber }
+        set { update { $0.projectNumber = newValue } }
+    }
     /// Web API keys clients must present. Empty: any key is accepted (as the emulator does).
-    public var apiKeys: [String]
-    public var passwordPolicy: PasswordPolicy
+    public var apiKeys: [String] {
+        get { storage.fields.apiKeys }
+        set { update { $0.apiKeys = newValue } }
+    }
+    public var passwordPolicy: PasswordPolicy {
+        get { storage.fields.passwordPolicy }
+        set { update { $0.passwordPolicy = newValue } }
+    }
     /// E-mail enumeration protection (Firebase's "improved e-mail privacy"), on for new projects.
-    public var emailEnumerationProtection: Bool
-    public var rateLimits: RateLimits
-    public var tokens: TokenSettings
-    public var phone: PhoneSettings
-    public var authorizedDomains: [String]
+    public var emailEnumerationProtection: Bool {
+        get { storage.fields.emailEnumerationProtection }
+        set { update { $0.emailEnumerationProtection = newValue } }
+    }
+    public var rateLimits: RateLimits {
+        get { storage.fields.rateLimits }
+        set { update { $0.rateLimits = newValue } }
+    }
+    public var tokens: TokenSettings {
+        get { storage.fields.tokens }
+        set { update { $0.tokens = newValue } }
+    }
+    public var phone: PhoneSettings {
+        get { storage.fields.phone }
+        set { update { $0.phone = newValue } }
+    }
+    public var authorizedDomains: [String] {
+        get { storage.fields.authorizedDomains }
+        set { update { $0.authorizedDomains = newValue } }
+    }
     /// The page e-mail action links open (reset password, verify e-mail), with `mode`, `oobCode`, `apiKey`
     /// and `lang` appended; Firebase's default is the project's hosted handler.
-    public var emailActionURL: String
+    public var emailActionURL: String {
+        get { storage.fields.emailActionURL }
+        set { update { $0.emailActionURL = newValue } }
+    }
     /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
-    public var federation: FederationSettings = .init()
+    public var federation: FederationSettings {
+        get { storage.fields.federation }
+        set { update { $0.federation = newValue } }
+    }
     /// Second factors (config key `mfa`, Identity Platform's shape).
-    public var mfa: MFASettings = .init()
+    public var mfa: MFASettings {
+        get { storage.fields.mfa }
+        set { update { $0.mfa = newValue } }
+    }
     /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
     /// (`TenantScope`), which is how the store keeps the tenant's users apart.
-    public var tenant: Tenant?
+    public var tenant: Tenant? {
+        get { storage.fields.tenant }
+        set { update { $0.tenant = newValue } }
+    }
     /// Functions called before an account is created or a sign-in completes (set through the v2 config).
-    public var blockingFunctions: BlockingFunctionSettings = .init()
+    public var blockingFunctions: BlockingFunctionSettings {
+        get { storage.fields.blockingFunctions }
+        set { update { $0.blockingFunctions = newValue } }
+    }
 
     /// The Firebase project: what tokens name as audience and issuer, and admin paths as `{project}`.
     public var firebaseProjectID: String { TenantScope.split(projectID).project }
     public var tenantID: String? { tenant?.tenantID }
     /// E-mail templates, app name and sending limits (config key `email`).
-    public var email: EmailSettings = .init()
+    public var email: EmailSettings {
+        get { storage.fields.email }
+        set { update { $0.email = newValue } }
+    }
     /// The WebAuthn relying party of passkeys (config key `passkeyConfig`); passkeys are off until it is set.
-    public var passkeys: PasskeySettings = .init()
+    public var passkeys: PasskeySettings {
+        get { storage.fields.passkeys }
+        set { update { $0.passkeys = newValue } }
+    }
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
         emailEnumerationProtection: Bool = true, rateLimits: RateLimits = .init(), tokens: TokenSettings = .init(),
         phone: PhoneSettings = .init(), authorizedDomains: [String] = ["localhost"]
     ) {
-        self.projectID = projectID
-        self.projectNumber = ProjectConfig.derivedNumber(projectID)
-        self.apiKeys = apiKeys
-        self.passwordPolicy = passwordPolicy
-        self.emailEnumerationProtection = emailEnumerationProtection
-        self.rateLimits = rateLimits
-        self.tokens = tokens
-        self.phone = phone
-        self.authorizedDomains = authorizedDomains
-        self.emailActionURL = "https://\(projectID).firebaseapp.com/__/auth/action"
+        storage = Storage(
+            Fields(
+                projectID: projectID, projectNumber: ProjectConfig.derivedNumber(projectID), apiKeys: apiKeys,
+                passwordPolicy: passwordPolicy, emailEnumerationProtection: emailEnumerationProtection,
+                rateLimits: rateLimits, tokens: tokens, phone: phone, authorizedDomains: authorizedDomains,
+                emailActionURL: "https://\(projectID).firebaseapp.com/__/auth/action"))
     }
 
+    public static func == (a: ProjectConfig, b: ProjectConfig) -> Bool {
+        a.storage === b.storage || a.storage.fields == b.storage.fields
+    }
+
+    public init(from decoder: Decoder) throws {
+        storage = Storage(try Fields(from: decoder))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try storage.fields.encode(to: encoder)
+    }
+}
+
+extension ProjectConfig.Fields {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case projectID = "projectId", projectNumber, apiKeys, passwordPolicy, emailEnumerationProtection, rateLimits,
             tokens, phone, authorizedDomains, emailActionURL, federation, mfa, email, passkeys = "passkeyConfig"
     }
 
-    public init(from decoder: Decoder) throws {
+    init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = ProjectConfig(projectID: try c.decode(String.self, forKey: .projectID))
@@ -77,6 +175,8 @@ public struct ProjectConfig: Sendable, Equatable, Codable {
         emailActionURL = try c.decode(.emailActionURL, default: d.emailActionURL)
         federation = try c.decode(.federation, default: d.federation)
         mfa = try c.decode(.mfa, default: d.mfa)
+        tenant = nil
+        blockingFunctions = .init()
         email = try c.decode(.email, default: d.email)
         passkeys = try c.decode(.passkeys, default: d.passkeys)
     }
