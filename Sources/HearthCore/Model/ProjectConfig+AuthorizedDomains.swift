@@ -12,7 +12,7 @@ extension ProjectConfig {
         switch target.scheme {
         case "https": break
         case "http":
-            let page = BrowserURL(emailActionURL)
+            let page = BrowserURL(self.emailActionURL)
             let ownOrigin = page?.scheme == "http" && page?.host == host && page?.port == target.port
             guard host.isLoopback || ownOrigin else { return false }
         default: return false
@@ -23,8 +23,8 @@ extension ProjectConfig {
     /// Whether `host` is one of `authorizedDomains` or the action page's host, compared exactly (case aside, as
     /// hosts are lower-cased when parsed).
     public func authorizesDomain(_ host: BrowserURL.Host) -> Bool {
-        if authorizedDomains.contains(where: { BrowserURL.parseHost(Substring($0)) == host }) { return true }
-        return BrowserURL(emailActionURL)?.host == host
+        if self.authorizedDomains.contains(where: { BrowserURL.parseHost(Substring($0)) == host }) { return true }
+        return BrowserURL(self.emailActionURL)?.host == host
     }
 
     /// `authorizesDomain` for a bare domain (`linkDomain`).

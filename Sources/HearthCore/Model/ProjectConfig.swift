@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// Everything that can differ between the projects one Hearth server serves.
+/// Everything that can differ between the projects one Hearth server serves: the members of `Fields`, read and
+/// written as members of the configuration itself (`config.apiKeys`).
 ///
 /// Decodes from the `projects` entries of the config file; every field is optional there
 /// and defaults to what a new Firebase project does.
@@ -9,123 +10,62 @@ import Foundation
 /// A value type whose fields live behind one reference, copied on write: a request's project is copied into each
 /// layer it passes (its origin, the engine's calls, the answer's encoding), and copying some thirty strings, arrays
 /// and dictionaries field by field cost about 150 reference-count operations per request; the box costs two.
+@dynamicMemberLookup
 public struct ProjectConfig: Sendable, Equatable, Codable {
-    /// The stored form of the properties below.
-    struct Fields: Sendable, Equatable, Codable {
-        var projectID: String
-        var projectNumber: String
-        var apiKeys: [String]
-        var passwordPolicy: PasswordPolicy
-        var emailEnumerationProtection: Bool
-        var rateLimits: RateLimits
-        var tokens: TokenSettings
-        var phone: PhoneSettings
-        var authorizedDomains: [String]
-        var emailActionURL: String
-        var federation: FederationSettings = .init()
-        var mfa: MFASettings = .init()
-        var tenant: Tenant?
-        var blockingFunctions: BlockingFunctionSettings = .init()
-        var email: EmailSettings = .init()
-        var passkeys: PasskeySettings = .init()
+    public struct Fields: Sendable, Equatable, Codable {
+        public var projectID: String
+        /// Google's numeric project id, which some responses carry; derived from the id unless configured.
+        public var projectNumber: String
+        /// Web API keys clients must present. Empty: any key is accepted (as the emulator does).
+        public var apiKeys: [String]
+        public var passwordPolicy: PasswordPolicy
+        /// E-mail enumeration protection (Firebase's "improved e-mail privacy"), on for new projects.
+        public var emailEnumerationProtection: Bool
+        public var rateLimits: RateLimits
+        public var tokens: TokenSettings
+        public var phone: PhoneSettings
+        public var authorizedDomains: [String]
+        /// The page e-mail action links open (reset password, verify e-mail), with `mode`, `oobCode`, `apiKey`
+        /// and `lang` appended; Firebase's default is the project's hosted handler.
+        public var emailActionURL: String
+        /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
+        public var federation: FederationSettings = .init()
+        /// Second factors (config key `mfa`, Identity Platform's shape).
+        public var mfa: MFASettings = .init()
+        /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
+        /// (`TenantScope`), which is how the store keeps the tenant's users apart.
+        public var tenant: Tenant?
+        /// Functions called before an account is created or a sign-in completes (set through the v2 config).
+        public var blockingFunctions: BlockingFunctionSettings = .init()
+        /// E-mail templates, app name and sending limits (config key `email`).
+        public var email: EmailSettings = .init()
+        /// The WebAuthn relying party of passkeys (config key `passkeyConfig`); passkeys are off until it is set.
+        public var passkeys: PasskeySettings = .init()
     }
 
-    /// Mutated only while uniquely referenced (`update`), so no other thread can see a change: hence Sendable.
-    private final class Storage: @unchecked Sendable {
-        var fields: Fields
+    /// Mutated only while uniquely referenced, so no other thread can see a change: hence Sendable.
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline var fields: Fields
 
-        init(_ fields: Fields) {
+        @usableFromInline init(_ fields: Fields) {
             self.fields = fields
         }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
 
-    private mutating func update(_ change: (inout Fields) -> Void) {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
-        change(&storage.fields)
-    }
-
-    public var projectID: String {
-        get { storage.fields.projectID }
-        set { update { $0.projectID = newValue } }
-    }
-    /// Google's numeric project id, which some responses carry; derived from the id unless configured.
-    public var projectNumber: String {
-        get { storage.fields.projectNumber }
-        set { update { $0.projectNumber = newValue } }
-    }
-    /// Web API keys clients must present. Empty: any key is accepted (as the emulator does).
-    public var apiKeys: [String] {
-        get { storage.fields.apiKeys }
-        set { update { $0.apiKeys = newValue } }
-    }
-    public var passwordPolicy: PasswordPolicy {
-        get { storage.fields.passwordPolicy }
-        set { update { $0.passwordPolicy = newValue } }
-    }
-    /// E-mail enumeration protection (Firebase's "improved e-mail privacy"), on for new projects.
-    public var emailEnumerationProtection: Bool {
-        get { storage.fields.emailEnumerationProtection }
-        set { update { $0.emailEnumerationProtection = newValue } }
-    }
-    public var rateLimits: RateLimits {
-        get { storage.fields.rateLimits }
-        set { update { $0.rateLimits = newValue } }
-    }
-    public var tokens: TokenSettings {
-        get { storage.fields.tokens }
-        set { update { $0.tokens = newValue } }
-    }
-    public var phone: PhoneSettings {
-        get { storage.fields.phone }
-        set { update { $0.phone = newValue } }
-    }
-    public var authorizedDomains: [String] {
-        get { storage.fields.authorizedDomains }
-        set { update { $0.authorizedDomains = newValue } }
-    }
-    /// The page e-mail action links open (reset password, verify e-mail), with `mode`, `oobCode`, `apiKey`
-    /// and `lang` appended; Firebase's default is the project's hosted handler.
-    public var emailActionURL: String {
-        get { storage.fields.emailActionURL }
-        set { update { $0.emailActionURL = newValue } }
-    }
-    /// Sign-in with Apple, Google, Facebook and OIDC providers (config key `federation`).
-    public var federation: FederationSettings {
-        get { storage.fields.federation }
-        set { update { $0.federation = newValue } }
-    }
-    /// Second factors (config key `mfa`, Identity Platform's shape).
-    public var mfa: MFASettings {
-        get { storage.fields.mfa }
-        set { update { $0.mfa = newValue } }
-    }
-    /// Set when this configuration is one of the project's tenants; `projectID` is then the tenant's scope key
-    /// (`TenantScope`), which is how the store keeps the tenant's users apart.
-    public var tenant: Tenant? {
-        get { storage.fields.tenant }
-        set { update { $0.tenant = newValue } }
-    }
-    /// Functions called before an account is created or a sign-in completes (set through the v2 config).
-    public var blockingFunctions: BlockingFunctionSettings {
-        get { storage.fields.blockingFunctions }
-        set { update { $0.blockingFunctions = newValue } }
+    /// Inlinable so that each use of a member is a direct load, the key path folded away.
+    @inlinable public subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+        get { storage.fields[keyPath: field] }
+        set {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+            storage.fields[keyPath: field] = newValue
+        }
     }
 
     /// The Firebase project: what tokens name as audience and issuer, and admin paths as `{project}`.
-    public var firebaseProjectID: String { TenantScope.split(projectID).project }
-    public var tenantID: String? { tenant?.tenantID }
-    /// E-mail templates, app name and sending limits (config key `email`).
-    public var email: EmailSettings {
-        get { storage.fields.email }
-        set { update { $0.email = newValue } }
-    }
-    /// The WebAuthn relying party of passkeys (config key `passkeyConfig`); passkeys are off until it is set.
-    public var passkeys: PasskeySettings {
-        get { storage.fields.passkeys }
-        set { update { $0.passkeys = newValue } }
-    }
+    public var firebaseProjectID: String { TenantScope.split(self.projectID).project }
+    public var tenantID: String? { self.tenant?.tenantID }
 
     public init(
         projectID: String, apiKeys: [String] = [], passwordPolicy: PasswordPolicy = .init(),
@@ -159,7 +99,7 @@ extension ProjectConfig.Fields {
             tokens, phone, authorizedDomains, emailActionURL, federation, mfa, email, passkeys = "passkeyConfig"
     }
 
-    init(from decoder: Decoder) throws {
+    public init(from decoder: Decoder) throws {
         try rejectUnknownKeys(in: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let d = ProjectConfig(projectID: try c.decode(String.self, forKey: .projectID))

@@ -172,25 +172,25 @@ extension ProjectConfig {
     /// answers in that shape.
     public func settingsView(emulator: Bool = false) -> JSONValue {
         var tests: [String: JSONValue] = [:]
-        for (number, code) in phone.testPhoneNumbers { tests[number] = .string(code) }
+        for (number, code) in self.phone.testPhoneNumbers { tests[number] = .string(code) }
         let regions: JSONValue =
-            phone.allowedRegions.isEmpty
-            ? ["allowByDefault": ["disallowedRegions": .array(phone.deniedRegions.map(JSONValue.string))]]
-            : ["allowlistOnly": ["allowedRegions": .array(phone.allowedRegions.map(JSONValue.string))]]
-        var signIn: [String: JSONValue] = ["allowDuplicateEmails": .bool(federation.allowDuplicateEmails)]
+            self.phone.allowedRegions.isEmpty
+            ? ["allowByDefault": ["disallowedRegions": .array(self.phone.deniedRegions.map(JSONValue.string))]]
+            : ["allowlistOnly": ["allowedRegions": .array(self.phone.allowedRegions.map(JSONValue.string))]]
+        var signIn: [String: JSONValue] = ["allowDuplicateEmails": .bool(self.federation.allowDuplicateEmails)]
         if !emulator {
             signIn["email"] = ["enabled": true, "passwordRequired": true]
             signIn["anonymous"] = ["enabled": true]
         }
         if !emulator || !tests.isEmpty { signIn["phoneNumber"] = ["enabled": true, "testPhoneNumbers": .object(tests)] }
         return [
-            "name": .string("projects/\(projectID)/config"),
+            "name": .string("projects/\(self.projectID)/config"),
             "signIn": .object(signIn),
             "smsRegionConfig": regions,
-            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(emailEnumerationProtection)],
-            "authorizedDomains": .array(authorizedDomains.map(JSONValue.string)),
-            "blockingFunctions": blockingFunctions.json,
-            "mfa": mfa.json,
+            "emailPrivacyConfig": ["enableImprovedEmailPrivacy": .bool(self.emailEnumerationProtection)],
+            "authorizedDomains": .array(self.authorizedDomains.map(JSONValue.string)),
+            "blockingFunctions": self.blockingFunctions.json,
+            "mfa": self.mfa.json,
         ]
     }
 }
