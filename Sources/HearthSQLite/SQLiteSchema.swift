@@ -369,6 +369,31 @@ enum SQLiteSchema {
             }
             try db.execute(sql: sql)
         }
+        // A sign-in's bookkeeping (`SQLiteSchema.bookkeeping`) no longer moves the user generation, so one user's
+        // sign-in or refresh leaves every other user cached; the engine drops the signed-in user from its own cache
+        // (`UserCache.bookkeepingWritten`). Every other column still moves it, so a revocation, a disabled account or
+        // a new password is seen by the next request from any process.
+        m.registerMigration("v18_bookkeeping_outside_user_generation") { db in
+            for (table, exempt) in Self.bookkeeping.sorted(by: { $0.key < $1.key }) {
+                let watched = try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))")
+                    .map { $0["name"] as String }.filter { !exempt.contains($0) }
+                try db.execute(
+                    sql: """
+                        DROP TRIGGER \(table)_update_generation;
+                        CREATE TRIGGER \(table)_update_generation AFTER UPDATE OF \(watched.joined(separator: ", "))
+                          ON \(table)
+                        BEGIN UPDATE user_generation SET value = random() WHERE id = 1; END;
+                        """)
+            }
+        }
         return m
     }
+
+    /// The columns a sign-in writes without changing who the user is or what they may do, per table. A migration
+    /// that adds a column to one of these tables recreates its `_update_generation` trigger to watch it
+    /// (`SQLiteStoreTests` checks that every other column is watched).
+    static let bookkeeping: [String: Set<String>] = [
+        "users": ["last_login_at", "last_refresh_at"],
+        "passkey_credentials": ["sign_count", "backup_eligible", "backed_up", "last_used_at"],
+    ]
 }

@@ -18,9 +18,10 @@ import Synchronization
 ///    committed anywhere and the last generation stands: a memory compare, no SQLite call.
 /// 2. `PRAGMA data_version` on a connection of its own, which moves with every commit of any *other* connection.
 /// 3. Only when that has moved, `user_generation`, a random value that triggers on `users` and `provider_links`
-///    replace in the writing transaction itself (`SQLiteSchema`, v13). So commits that touch no user, such as
-///    refresh-token rotations, cost one re-read of that row here and keep the engine's cached users current,
-///    while a disabled, deleted or revoked user moves the stamp in the same commit that changed them.
+///    replace in the writing transaction itself (`SQLiteSchema`, v13; a sign-in's bookkeeping columns excepted
+///    since v18). So commits that change no user, such as refresh-token rotations and sign-in times, cost one
+///    re-read of that row here and keep the engine's cached users current, while a disabled, deleted or revoked
+///    user moves the stamp in the same commit that changed them.
 /// Each check's value is taken before the next one reads, so a commit landing in between is caught by the next
 /// call, never missed.
 final class UserChangeProbe: Sendable {

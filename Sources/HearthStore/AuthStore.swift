@@ -25,7 +25,10 @@ public protocol AuthStore: UserStore, SessionStore, OneTimeCodeStore, KeyStore, 
     /// on the same database; nil when the store cannot tell cheaply. A cache of users (the engine's user cache)
     /// reads the stamp *before* reading the user and keeps them together: an entry is current while the stamp is
     /// unchanged, so a revocation committed anywhere is seen by the next request (PostgreSQL: once its
-    /// notification has arrived; docs/ARCHITECTURE.md gives the bound).
+    /// notification has arrived; docs/ARCHITECTURE.md gives the bound). A sign-in's bookkeeping (`recordSignIn`,
+    /// `recordRefresh`, the counter and times of `recordPasskeySignIn`) may leave it unchanged (SQLite's does), so
+    /// the process that writes it also drops that user from its cache; another process sees it at the user's next
+    /// real change.
     func changeStamp() -> UInt64?
 }
 

@@ -175,6 +175,67 @@ struct LookupCacheTests {
         try await other.shutdown()
     }
 
+    /// A sign-in leaves the stamp where it was, so this server drops the signed-in user from its own cache: the
+    /// next lookup with a token it holds answers the new sign-in and refresh times.
+    @Test func aSignInIsInTheNextLookupOfItsUser() async throws {
+        let h = try await Harness()
+        try await h.run { c in
+            let (_, token) = try await cachedSession(c)
+            let before = try await c.lookup(token).json["users"]?[0]
+            h.clock.advance(90)
+            let again = try await c.post("/v1/accounts:signInWithPassword", [
+                "email": "cache@example.com", "password": "pass-word", "returnSecureToken": true,
+            ])
+            #expect(again.status == 200)
+            let after = try await c.lookup(token).json["users"]?[0]
+            let signedInAt = h.clock.authClock.now().millisecondsSince1970
+            #expect(after?["lastLoginAt"]?.stringValue == String(signedInAt))
+            #expect(before?["lastLoginAt"]?.stringValue == String(signedInAt - 90_000))
+            let refreshed = try #require(after?["lastRefreshAt"]?.stringValue)
+            #expect(refreshed != before?["lastRefreshAt"]?.stringValue)
+        }
+    }
+
+    /// Of `users` and `passkey_credentials`, every column but a sign-in's bookkeeping moves the stamp when written,
+    /// from any connection: a column added later and not watched would let a cached user go stale.
+    @Test func everyColumnButASignInsBookkeepingMovesTheStamp() async throws {
+        let h = try await Harness()
+        let path = h.directory.appendingPathComponent("hearth.sqlite").path
+        let bookkeeping: [String: Set<String>] = [
+            "users": ["last_login_at", "last_refresh_at"],
+            "passkey_credentials": ["sign_count", "backup_eligible", "backed_up", "last_used_at"],
+        ]
+        try await h.run { c in
+            let (uid, _) = try await cachedSession(c)
+            let raw = try DatabaseQueue(path: path)
+            try await raw.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO passkey_credentials (project_id, uid, credential_id, user_handle, public_key, alg,
+                          sign_count, backup_eligible, backed_up, aaguid, name, attestation_format, created_at)
+                        VALUES (?, ?, x'01', x'02', x'03', -7, 0, 0, 0, x'00', 'key', 'none', 0)
+                        """, arguments: [h.projectID, uid])
+            }
+            for (table, exempt) in bookkeeping {
+                let columns = try await raw.read { db in
+                    try Row.fetchAll(db, sql: "PRAGMA table_info(\(table))").map { $0["name"] as String }
+                }
+                #expect(columns.count > exempt.count)
+                for column in columns {
+                    let before = try #require(h.store.changeStamp())
+                    try await raw.write { db in
+                        try db.execute(
+                            sql: "UPDATE \(table) SET \(column) = \(column) WHERE project_id = ? AND uid = ?",
+                            arguments: [h.projectID, uid])
+                    }
+                    let moved = try #require(h.store.changeStamp()) != before
+                    #expect(moved == !exempt.contains(column), "\(table).\(column)")
+                }
+            }
+            try raw.close()
+        }
+    }
+
     /// The stamp moves with every commit that writes a user or a provider link, from any connection or program on
     /// the file, and with nothing else: refresh rotations and rate-limit counters leave cached users current.
     @Test func theStoreStampMovesWithUserWritesFromAnyConnectionAndOnlyWithThem() async throws {
@@ -193,6 +254,18 @@ struct LookupCacheTests {
             _ = try await other.incrementCounter("k", windowSeconds: 60, now: Date())
             _ = try await h.store.incrementCounter("k", windowSeconds: 60, now: Date())
             #expect(try await c.refresh(refreshToken).string("refresh_token") != nil)
+            #expect(h.store.changeStamp() == first)
+
+            // A sign-in's bookkeeping, by this server or by another process, moves none either: one user's sign-in
+            // leaves every other user cached.
+            h.clock.advance(120)
+            let again = try await c.post("/v1/accounts:signInWithPassword", [
+                "email": "cache@example.com", "password": "pass-word", "returnSecureToken": true,
+            ])
+            #expect(again.status == 200)
+            #expect(try await c.refresh(try #require(again.string("refreshToken"))).status == 200)
+            try await other.recordSignIn(projectID: h.projectID, uid: uid, at: Date())
+            try await other.recordRefresh(projectID: h.projectID, uid: uid, at: Date())
             #expect(h.store.changeStamp() == first)
 
             var user = try #require(try await other.user(projectID: h.projectID, uid: uid))

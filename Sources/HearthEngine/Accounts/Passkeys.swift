@@ -224,7 +224,7 @@ extension AuthEngine {
     private func signInWithPasskey(_ user: UserRecord, origin: RequestOrigin) async throws -> AccountResult {
         let now = clock.now()
         let tokens = try await startSession(for: user, provider: Self.passkeyProvider, origin: origin)
-        try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
+        try await recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
         var signedIn = user
         signedIn.lastLoginAt = now
         return AccountResult(user: signedIn, tokens: tokens, isNewUser: false)
@@ -243,7 +243,7 @@ extension AuthEngine {
             credentialID: credentialID, signCount: assertion.signCount, backupEligible: assertion.backupEligible,
             backedUp: assertion.backedUp, session: nil, at: clock.now())
         if user.disabled {
-            guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+            guard try await recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
             throw refusedSignIn(user.uid, provider: Self.passkeyProvider, .userDisabled, origin: origin)
         }
         // A verified passkey is possession and user verification at once: it is not asked for a second factor.
@@ -251,12 +251,12 @@ extension AuthEngine {
         do {
             session = try await prepareSession(for: user, provider: Self.passkeyProvider, origin: origin)
         } catch {
-            guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+            guard try await recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
             throw error
         }
         write.session = PasskeySignIn.Session(family: session.family, tokenHash: session.refreshTokenHash)
         write.at = session.family.createdAt
-        guard try await store.recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+        guard try await recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
         let tokens = try finishSession(session, origin: origin)
         var signedIn = session.user
         signedIn.lastLoginAt = write.at

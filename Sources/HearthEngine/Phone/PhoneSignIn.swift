@@ -201,7 +201,7 @@ extension AuthEngine {
         }
         if owner.disabled { throw refusedSignIn(owner.uid, provider: ProviderID.phone, .userDisabled, origin: origin) }
         try refusePhoneFirstFactor(for: owner, origin: origin)
-        try await store.recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
+        try await recordSignIn(projectID: owner.projectID, uid: owner.uid, at: clock.now())
         let tokens = try await startSession(for: owner, provider: ProviderID.phone, origin: origin)
         return .signedIn(AccountResult(user: owner, tokens: tokens, isNewUser: false), phoneNumber: phone)
     }

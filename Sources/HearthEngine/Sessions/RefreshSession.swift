@@ -75,7 +75,7 @@ extension AuthEngine {
         // lastRefreshAt is informational: write it at most once a minute per user, not on every refresh.
         if now.timeIntervalSince(user.lastRefreshAt ?? .distantPast) > 60 {
             user.lastRefreshAt = now
-            try await store.recordRefresh(projectID: user.projectID, uid: user.uid, at: now)
+            try await recordRefresh(projectID: user.projectID, uid: user.uid, at: now)
         }
         let lifetime = project.tokens.idTokenLifetimeSeconds
         let idToken = try idTokens.mint(

@@ -260,7 +260,7 @@ extension AuthEngine {
             try await save(&user)
         } else if !needsSecondFactor(user, origin: origin) {
             user.lastLoginAt = clock.now()
-            try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
+            try await recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
         }
         let done = try await finishFirstFactor(for: user, provider: identity.providerID, origin: origin)
         return IdPSignInResult(identity: identity, user: user, tokens: done.tokens, challenge: done.challenge)

@@ -77,7 +77,7 @@ extension AuthEngine {
         }
         if !needsSecondFactor(user, origin: origin) {
             user.lastLoginAt = now
-            try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
+            try await recordSignIn(projectID: user.projectID, uid: user.uid, at: now)
         }
         let done = try await finishFirstFactor(for: user, provider: ProviderID.password, origin: origin)
         return AccountResult(user: user, tokens: done.tokens, isNewUser: false, challenge: done.challenge)

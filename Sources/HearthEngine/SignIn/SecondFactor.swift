@@ -168,7 +168,7 @@ extension AuthEngine {
         if user.disabled { throw AuthError(.userDisabled) }
         var signedIn = user
         signedIn.lastLoginAt = clock.now()
-        try await store.recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
+        try await recordSignIn(projectID: user.projectID, uid: user.uid, at: clock.now())
         let tokens = try await startSession(
             for: signedIn, provider: pending.firstFactor, origin: origin,
             secondFactor: SecondFactorClaim(factorID: enrollment.factorID, enrollmentID: enrollment.id))
