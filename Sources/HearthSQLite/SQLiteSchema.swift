@@ -391,7 +391,8 @@ enum SQLiteSchema {
 
     /// The columns a sign-in writes without changing who the user is or what they may do, per table. A migration
     /// that adds a column to one of these tables recreates its `_update_generation` trigger to watch it
-    /// (`SQLiteStoreTests` checks that every other column is watched).
+    /// (`LookupCacheTests.everyColumnButASignInsBookkeepingMovesTheStamp` checks that every other column is
+    /// watched).
     static let bookkeeping: [String: Set<String>] = [
         "users": ["last_login_at", "last_refresh_at"],
         "passkey_credentials": ["sign_count", "backup_eligible", "backed_up", "last_used_at"],

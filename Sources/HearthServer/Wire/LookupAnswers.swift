@@ -7,7 +7,7 @@ import NIOCore
 ///
 /// An entry is used only when the user it was made from equals the user looked up now (the whole record, compared
 /// field by field; a cached user's strings and arrays share their storage, which makes that cheap), so an answer is
-/// never staler than the user it answers for. Bounded like the user cache (`BoundedTable`).
+/// never staler than the user it answers for. Bounded (`BoundedTable`): a full table is emptied.
 final class LookupAnswers: Sendable {
     private struct Entry: Sendable {
         let user: UserRecord
