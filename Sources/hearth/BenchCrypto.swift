@@ -11,8 +11,16 @@ struct BenchCrypto: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-crypto",
         abstract: "Measure this machine's RS256 signing and scrypt hashing throughput (used by scripts/bench).",
-        discussion: "Prints one JSON object: rs256_signs_per_sec and scrypt_hashes_per_sec with the given thread count."
+        discussion: """
+            Prints one JSON object: rs256_signs_per_sec and scrypt_hashes_per_sec (or the one --only names) with the \
+            given thread count.
+            """
     )
+
+    enum Measurement: String, ExpressibleByArgument, CaseIterable { case rs256, scrypt }
+
+    @Option(help: "Measure only this (rs256 or scrypt); scripts/bench measures scrypt alone beside password sign-ins.")
+    var only: Measurement?
 
     @Option(help: "Threads to measure with (default: one per core).")
     var threads: Int = ProcessInfo.processInfo.activeProcessorCount
@@ -24,22 +32,32 @@ struct BenchCrypto: ParsableCommand {
     var logN: Int = ScryptParameters.default.logN
 
     func run() throws {
+        var fields = [#""threads":\#(threads)"#]
+        if only != .scrypt { fields.append(#""rs256_signs_per_sec":\#(Int(try signatures()))"#) }
+        if only != .rs256 {
+            fields.append(#""scrypt_hashes_per_sec":\#(String(format: "%.1f", hashes())),"scrypt_logN":\#(logN)"#)
+        }
+        print("{\(fields.joined(separator: ","))}")
+    }
+
+    /// RS256 signatures per second of a payload the size of a real ID token's.
+    func signatures() throws -> Double {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        // A payload the size of a real ID token's.
         let payload: JSONValue = [
             "iss": "https://securetoken.google.com/bench", "aud": "bench", "auth_time": 1_700_000_000,
             "user_id": "AbCdEfGhIjKlMnOpQrStUvWxYz12", "sub": "AbCdEfGhIjKlMnOpQrStUvWxYz12", "iat": 1_700_000_000,
             "exp": 1_700_003_600, "email": "someone@example.com", "email_verified": false,
             "firebase": ["identities": ["email": ["someone@example.com"]], "sign_in_provider": "password"],
         ]
-        let signs = measure { _ = try! JWS.signRS256(payload: payload, kid: "bench", key: key) }
+        return measure { _ = try! JWS.signRS256(payload: payload, kid: "bench", key: key) }
+    }
+
+    /// scrypt hashes per second with the server's parameters.
+    func hashes() -> Double {
         let params = ScryptParameters(logN: logN, r: 8, p: 1)
-        let hashes = measure {
+        return measure {
             _ = PasswordHash.make(password: "correct horse battery", parameters: params, random: .system)
         }
-        print(
-            #"{"threads":\#(threads),"rs256_signs_per_sec":\#(Int(signs)),"scrypt_hashes_per_sec":\#(String(format: "%.1f", hashes)),"scrypt_logN":\#(logN)}"#
-        )
     }
 
     /// Operations per second across `threads` threads running `work` back to back for `seconds`.
