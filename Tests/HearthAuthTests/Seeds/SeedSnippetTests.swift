@@ -53,7 +53,7 @@ import Testing
 
     @Test func phoneIntegrationTestSnippet() async throws {
         let seed = Seed001PhoneSignIn()
-        seed.integrationTest()
+        (seed as any PhoneSeedSteps).integrationTest()
         try await waitUntil { seed._user != nil || seed.lastMessage != nil }
         #expect(seed.lastMessage == nil)
         #expect(seed._user?.phoneNumber == TestServer.seedTestPhone)
@@ -67,7 +67,7 @@ import Testing
         #expect(Auth.auth().languageCode == "fr")
         seed.sendCode(phoneNumber: TestServer.testPhone)
         try await waitUntil { UserDefaults.standard.string(forKey: "authVerificationID") != nil }
-        seed.signIn(verificationCode: TestServer.testCode)
+        (seed as any PhoneSeedSteps).signIn(verificationCode: TestServer.testCode)
         try await waitUntil { seed._user != nil || seed.lastMessage != nil }
         #expect(seed._user?.phoneNumber == TestServer.testPhone)
         Seed003FacebookLogin().signOut()
