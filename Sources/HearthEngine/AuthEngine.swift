@@ -86,6 +86,8 @@ public final class AuthEngine: Sendable {
     public let blockingFunctions: BlockingFunctionClient
     /// Users read for ID-token requests, current while the store's change stamp is unchanged.
     let users = UserCache()
+    /// Who owns each passkey credential this process has seen, so a passkey sign-in finds its user in `users`.
+    let passkeyOwners = BoundedTable<PasskeyOwner, String>(capacity: 4096)
     /// End users' sign-ins and sign-ups, stored in batches off the request path.
     let activity: ActivityLog
     let logger: Logger

@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// The writes of one passkey sign-in (`UserStore.recordPasskeySignIn`), made in one transaction and only by the
 /// request that takes its challenge: the challenge is deleted, the passkey's verified counter and backup flags
@@ -41,5 +42,27 @@ public struct PasskeySignIn: Sendable {
         self.backedUp = backedUp
         self.session = session
         self.at = at
+    }
+}
+
+extension PasskeySignIn {
+    /// The user as a store holds it once this sign-in is recorded (`UserStore.recordPasskeySignIn` answered true),
+    /// from the user as it was: the passkey's counter (never moved back), flags and last use, and with a session the
+    /// last sign-in and last refresh, at the store's millisecond precision. The engine's user cache keeps it rather
+    /// than reading the user again; the store conformance suite holds every store to it.
+    public func applied(to user: UserRecord) -> UserRecord {
+        let at = Date(millisecondsSince1970: at.millisecondsSince1970)
+        var user = user
+        if let i = user.passkeys.firstIndex(where: { $0.credentialID == credentialID }) {
+            user.passkeys[i].signCount = max(user.passkeys[i].signCount, signCount)
+            user.passkeys[i].backupEligible = backupEligible
+            user.passkeys[i].backedUp = backedUp
+            user.passkeys[i].lastUsedAt = at
+        }
+        if session != nil {
+            user.lastLoginAt = at
+            user.lastRefreshAt = at
+        }
+        return user
     }
 }

@@ -164,6 +164,8 @@ struct PasskeyConformance {
 
             #expect(try await store.recordPasskeySignIn(signIn(c1, count: 9, family: "f1")))
             var after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            // What the engine's user cache keeps instead of reading the user again.
+            #expect(after == signIn(c1, count: 9, family: "f1").applied(to: read))
             #expect(after.version == read.version)
             #expect(after.passkeys.map(\.signCount) == [9])
             #expect(after.passkeys[0].lastUsedAt == Fixture.t(10) && after.passkeys[0].backedUp)
@@ -184,9 +186,14 @@ struct PasskeyConformance {
 
             // A verified assertion whose sign-in was refused: the challenge and the counter, no session; a lower
             // counter (a racing sign-in answered later) does not move it back.
-            #expect(try await store.recordPasskeySignIn(signIn(try await challenge("c2"), count: 11, family: nil)))
-            #expect(try await store.recordPasskeySignIn(signIn(try await challenge("c3"), count: 4, family: nil, at: 30)))
+            let before = after
+            let refused = [
+                signIn(try await challenge("c2"), count: 11, family: nil),
+                signIn(try await challenge("c3"), count: 4, family: nil, at: 30),
+            ]
+            for write in refused { #expect(try await store.recordPasskeySignIn(write)) }
             after = try #require(try await store.user(projectID: "p1", uid: "u1"))
+            #expect(after == refused[1].applied(to: refused[0].applied(to: before)))
             #expect(after.passkeys.map(\.signCount) == [11] && after.passkeys[0].lastUsedAt == Fixture.t(30))
             #expect(after.lastLoginAt == Fixture.t(10))
             #expect(try await sessions() == ["f1"])

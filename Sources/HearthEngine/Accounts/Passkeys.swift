@@ -181,12 +181,13 @@ extension AuthEngine {
         // (`recordPasskeySignIn`); every refusal below takes it too, so each outcome belongs to the one request that
         // took it and the others are told PASSKEY_CHALLENGE_TIMEOUT, as when it was taken first.
         let challengeHash = try await liveChallengeHash(clientData, purpose: .signIn, origin: origin)
-        guard let user = try await store.user(projectID: project.projectID, passkeyCredentialID: credentialID),
-            let passkey = user.passkeys.first(where: { $0.credentialID == credentialID })
+        guard let owner = try await passkeyOwner(credentialID, projectID: project.projectID),
+            let passkey = owner.user.passkeys.first(where: { $0.credentialID == credentialID })
         else {
             try await takeChallenge(challengeHash, origin: origin)
             throw AuthError(.userNotFound)
         }
+        let user = owner.user
         // The handle the authenticator keeps with a discoverable credential must be the one it was made for.
         guard let handle = response.userHandle, handle == passkey.userHandle else {
             try await takeChallenge(challengeHash, origin: origin)
@@ -211,7 +212,28 @@ extension AuthEngine {
             throw refusedPasskeySignIn(of: user, origin: origin)
         }
         return try await signInWithPasskey(
-            user, credentialID: credentialID, assertion: assertion, challengeHash: challengeHash, origin: origin)
+            owner, credentialID: credentialID, assertion: assertion, challengeHash: challengeHash, origin: origin)
+    }
+
+    /// The user whose passkey `credentialID` is, current as `UserCache` keeps users (a disabled, deleted or revoked
+    /// user, a removed passkey are seen at once): from the cache when this process knows the credential's owner,
+    /// else read by the credential id. With the ticket that lets the sign-in put the user back after its write.
+    private func passkeyOwner(_ credentialID: [UInt8], projectID: String) async throws
+        -> (user: UserRecord, ticket: UserCache.Ticket?)?
+    {
+        let key = PasskeyOwner(projectID: projectID, credentialID: credentialID)
+        if let uid = passkeyOwners[key],
+            let owner = try await users.ticketed(projectID: projectID, uid: uid, store: store),
+            owner.user.passkeys.contains(where: { $0.credentialID == credentialID })
+        {
+            return owner
+        }
+        guard
+            let owner = try await users.read(
+                store: store, { try await store.user(projectID: projectID, passkeyCredentialID: credentialID) })
+        else { return nil }
+        passkeyOwners.insert(owner.user.uid, for: key)
+        return owner
     }
 
     /// A passkey assertion of a known credential that failed a check: counted, and recorded in its owner's history
@@ -235,9 +257,10 @@ extension AuthEngine {
     /// account, `beforeSignIn`) still takes the challenge and stores the counter, since the authenticator has moved
     /// it.
     private func signInWithPasskey(
-        _ user: UserRecord, credentialID: [UInt8], assertion: VerifiedAssertion, challengeHash: [UInt8],
-        origin: RequestOrigin
+        _ owner: (user: UserRecord, ticket: UserCache.Ticket?), credentialID: [UInt8], assertion: VerifiedAssertion,
+        challengeHash: [UInt8], origin: RequestOrigin
     ) async throws -> AccountResult {
+        let user = owner.user
         var write = PasskeySignIn(
             challengeHash: challengeHash, projectID: origin.project.projectID, uid: user.uid,
             credentialID: credentialID, signCount: assertion.signCount, backupEligible: assertion.backupEligible,
@@ -256,7 +279,9 @@ extension AuthEngine {
         }
         write.session = PasskeySignIn.Session(family: session.family, tokenHash: session.refreshTokenHash)
         write.at = session.family.createdAt
-        guard try await recordPasskeySignIn(write) else { throw AuthError(.passkeyChallengeTimeout) }
+        guard try await recordPasskeySignIn(write, signedIn: owner) else {
+            throw AuthError(.passkeyChallengeTimeout)
+        }
         let tokens = try finishSession(session, origin: origin)
         var signedIn = session.user
         signedIn.lastLoginAt = write.at
@@ -387,4 +412,10 @@ extension UserRecord {
                 .lastSignInMethod, "The passkey is the account's only way to sign in; add another before removing it.")
         }
     }
+}
+
+/// A passkey credential of a project, as `AuthEngine.passkeyOwners` keys it.
+struct PasskeyOwner: Hashable, Sendable {
+    let projectID: String
+    let credentialID: [UInt8]
 }
