@@ -11,20 +11,22 @@ import Testing
 @testable import HearthSQLite
 
 /// What `passkeySignIn:finalize` writes, seen from the SQLite writer: one transaction for a sign-in, one for a
-/// verified sign-in refused afterwards (the challenge and the counter), none for a replay; `beforeSignIn` is asked
-/// before anything is written.
+/// verified sign-in refused afterwards (the challenge and the counter), no change for a replay; `beforeSignIn` is
+/// asked before anything is written, and not for a replay.
 @Suite("Passkey sign-in writes")
 struct PasskeySignInWriteTests {
     static let origin = "https://app.example.com"
 
-    /// Counts the committed write transactions with a statement that writes a table a passkey sign-in writes (the
-    /// audit log's batches, written in the background, are not among them). GRDB asks `observes` with what each
-    /// statement writes, as SQLite's authorizer reports it; the update hook would miss these WITHOUT ROWID tables.
+    /// Counts the committed write transactions that changed a row of a table a passkey sign-in writes (the audit
+    /// log's batches, written in the background, are not among them). GRDB asks `observes` with what each statement
+    /// may write, as SQLite's authorizer reports it, and the writer's total of changed rows says whether any did; the
+    /// update hook would miss these WITHOUT ROWID tables. (A replay's transaction, which takes no challenge, changes
+    /// nothing.)
     final class SignInWrites: TransactionObserver, Sendable {
         static let tables: Set<String> = [
             "passkey_challenges", "passkey_credentials", "refresh_families", "refresh_tokens", "users",
         ]
-        private let state = Mutex((touched: false, commits: 0))
+        private let state = Mutex((touched: false, commits: 0, changes: Int?.none))
 
         var commits: Int { state.withLock { $0.commits } }
 
@@ -36,9 +38,11 @@ struct PasskeySignInWriteTests {
         func databaseDidChange(with event: DatabaseEvent) {}
 
         func databaseDidCommit(_ db: Database) {
+            let changes = db.totalChangesCount
             state.withLock { s in
-                if s.touched { s.commits += 1 }
+                if s.touched && s.changes != changes { s.commits += 1 }
                 s.touched = false
+                s.changes = changes
             }
         }
 

@@ -177,10 +177,17 @@ extension AuthEngine {
             let signature = response.signature, let id = response.id.nonEmpty,
             let credentialID = Base64.decode(id), !credentialID.isEmpty
         else { throw AuthError(.invalidAuthenticatorResponse) }
-        // The challenge is looked at here and taken only with the sign-in's writes, in one transaction
-        // (`recordPasskeySignIn`); every refusal below takes it too, so each outcome belongs to the one request that
-        // took it and the others are told PASSKEY_CHALLENGE_TIMEOUT, as when it was taken first.
-        let challengeHash = try await liveChallengeHash(clientData, purpose: .signIn, origin: origin)
+        // The challenge is taken only with the sign-in's writes, in one transaction (`recordPasskeySignIn`), and
+        // every refusal below takes it too: each outcome belongs to the one request that took it, and a challenge
+        // taken before, expired, never issued or an enrolment's is PASSKEY_CHALLENGE_TIMEOUT whichever path finds it
+        // so. It is looked at first only when `beforeSignIn` would otherwise be called for a stale or replayed
+        // response; without that, looking first cost every sign-in a read of the store.
+        let challengeHash: [UInt8]
+        if origin.project.blockingFunctions.triggers["beforeSignIn"] != nil {
+            challengeHash = try await liveChallengeHash(clientData, purpose: .signIn, origin: origin)
+        } else {
+            challengeHash = try Self.challengeHash(inClientData: clientData)
+        }
         guard let owner = try await passkeyOwner(credentialID, projectID: project.projectID),
             let passkey = owner.user.passkeys.first(where: { $0.credentialID == credentialID })
         else {
@@ -336,11 +343,12 @@ extension AuthEngine {
         return hash
     }
 
-    /// Takes a sign-in's challenge for a refusal; PASSKEY_CHALLENGE_TIMEOUT when another request took it first.
+    /// Takes a sign-in's challenge for a refusal; PASSKEY_CHALLENGE_TIMEOUT when it was no live sign-in challenge
+    /// (another request took it first, it expired, it was never issued, or it is an enrolment's).
     private func takeChallenge(_ hash: [UInt8], origin: RequestOrigin) async throws {
         guard
-            try await store.consumePasskeyChallenge(hash: hash, projectID: origin.project.projectID, now: clock.now())
-                != nil
+            try await store.consumePasskeyChallenge(hash: hash, projectID: origin.project.projectID, now: clock.now())?
+                .purpose == .signIn
         else { throw AuthError(.passkeyChallengeTimeout) }
     }
 
