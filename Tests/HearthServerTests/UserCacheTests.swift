@@ -35,36 +35,45 @@ struct UserCacheTests {
         return user
     }
 
+    /// Reads u1 through `cache`, lets `between` write bookkeeping, then writes back u1 named `name` with the read's
+    /// ticket: the display name the next read answers.
+    func nameAfterWriteBack(
+        _ name: String, _ cache: UserCache, _ store: SQLiteAuthStore, _ user: UserRecord,
+        between: (UserCache) -> Void = { _ in }
+    ) async throws -> String? {
+        let read = try #require(try await cache.ticketed(projectID: "p1", uid: "u1", store: store))
+        between(cache)
+        cache.bookkeepingWritten(projectID: "p1", uid: "u1", updated: given(user, name), ticket: read.ticket)
+        return try await cache.user(projectID: "p1", uid: "u1", store: store)?.displayName
+    }
+
     @Test func theUserWithItsWriteIsKeptAndAnswersTheNextRead() async throws {
         try await withStore { store, user in
-            let cache = UserCache()
-            let read = try #require(try await cache.ticketed(projectID: "p1", uid: "u1", store: store))
-            cache.bookkeepingWritten(projectID: "p1", uid: "u1", updated: given(user, "kept"), ticket: read.ticket)
-            #expect(try await cache.user(projectID: "p1", uid: "u1", store: store)?.displayName == "kept")
+            let name = try await nameAfterWriteBack("kept", UserCache(), store, user)
+            #expect(name == "kept")
         }
     }
 
     @Test func anotherBookkeepingWriteOfTheUserAfterTheReadKeepsNothing() async throws {
         try await withStore { store, user in
             let cache = UserCache()
-            let read = try #require(try await cache.ticketed(projectID: "p1", uid: "u1", store: store))
             // A second sign-in of the same user wrote its bookkeeping after this read and before this write.
-            cache.bookkeepingWritten(projectID: "p1", uid: "u1")
-            cache.bookkeepingWritten(projectID: "p1", uid: "u1", updated: given(user, "stale"), ticket: read.ticket)
-            #expect(try await cache.user(projectID: "p1", uid: "u1", store: store)?.displayName == "stored")
+            let raced = try await nameAfterWriteBack("stale", cache, store, user) {
+                $0.bookkeepingWritten(projectID: "p1", uid: "u1")
+            }
+            #expect(raced == "stored")
             // Another user's write is no reason to drop this one's.
-            let again = try #require(try await cache.ticketed(projectID: "p1", uid: "u1", store: store))
-            cache.bookkeepingWritten(projectID: "p1", uid: "u2")
-            cache.bookkeepingWritten(projectID: "p1", uid: "u1", updated: given(user, "kept"), ticket: again.ticket)
-            #expect(try await cache.user(projectID: "p1", uid: "u1", store: store)?.displayName == "kept")
+            let other = try await nameAfterWriteBack("kept", cache, store, user) {
+                $0.bookkeepingWritten(projectID: "p1", uid: "u2")
+            }
+            #expect(other == "kept")
         }
     }
 
     @Test func aKeptUserIsDroppedWhenTheStoreChangesAUser() async throws {
         try await withStore { store, user in
             let cache = UserCache()
-            let read = try #require(try await cache.ticketed(projectID: "p1", uid: "u1", store: store))
-            cache.bookkeepingWritten(projectID: "p1", uid: "u1", updated: given(user, "kept"), ticket: read.ticket)
+            #expect(try await nameAfterWriteBack("kept", cache, store, user) == "kept")
             var disabled = try #require(try await store.user(projectID: "p1", uid: "u1"))
             disabled.disabled = true
             try await store.updateUser(disabled)
