@@ -17,22 +17,22 @@ enum FirebaseCORS {
     /// The answer to a preflight. Every OPTIONS is one, on any path, answered 204 as Google's front end and the
     /// emulator do.
     static func preflight(_ request: Request) -> Response {
-        guard let origin = request.headers[.origin], !isPage(request) else { return Response(status: .noContent) }
+        guard let origin = request.headers.value(.origin), !isPage(request) else { return Response(status: .noContent) }
         var headers = HTTPFields()
         headers[.accessControlAllowOrigin] = origin
         headers[.accessControlAllowMethods] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
         headers[.accessControlAllowHeaders] =
-            request.headers[.accessControlRequestHeaders]
+            request.headers.value(.accessControlRequestHeaders)
             ?? "Content-Type, Authorization, X-Client-Version, X-Firebase-Locale, X-Firebase-GMPID, X-Firebase-Client, X-Firebase-AppCheck, X-Goog-Api-Key"
         headers[.accessControlMaxAge] = "3600"
         headers[.vary] = "Origin"
-        if request.headers[privateNetworkRequest] != nil { headers[privateNetworkAllow] = "true" }
+        if request.headers.contains(privateNetworkRequest) { headers[privateNetworkAllow] = "true" }
         return Response(status: .noContent, headers: headers)
     }
 
     /// Lets the calling origin read `response`, unless the request is for a page.
     static func allowOrigin(of request: Request, on response: inout Response) {
-        guard let origin = request.headers[.origin], !isPage(request) else { return }
+        guard let origin = request.headers.value(.origin), !isPage(request) else { return }
         response.headers[.accessControlAllowOrigin] = origin
         response.headers[.vary] = "Origin"
     }

@@ -21,7 +21,7 @@ struct HTTPFront: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
     {
-        let id = RequestID.accept(request.headers[RequestID.header])
+        let id = RequestID.accept(request.headers.value(RequestID.header))
         var response = await RequestID.$current.withValue(id) { await serve(request, context, next) }
         response.headers.append(HTTPField(name: RequestID.header, value: id))
         // Pages set it themselves; a field made once is appended without validating its value again.

@@ -16,7 +16,7 @@ enum HTTPHygiene {
         if request.head.authority?.isEmpty ?? true {
             return AuthError(.invalidArgument, "The request has no Host header.")
         }
-        if request.headers[host] != nil {
+        if request.headers.contains(host) {
             return AuthError(.invalidArgument, "The request has more than one Host header.")
         }
         return nil

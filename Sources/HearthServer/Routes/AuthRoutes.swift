@@ -195,9 +195,9 @@ public struct AuthRoutes: Sendable {
         let wire = try await WireRequest.decode(request, context: context)
         let pathProject = hasProject ? try context.parameters.require("project") : nil
         let pathTenant = context.parameters.get("tenant")
-        let locale = wire.headers[Self.firebaseLocale]
+        let locale = wire.headers.value(Self.firebaseLocale)
         // Only a bearer credential makes an admin request; another scheme (Basic…) is ignored, as Google ignores it.
-        if let authorization = wire.headers[.authorization], authorization.lowercased().hasPrefix("bearer") {
+        if let authorization = wire.headers.value(.authorization), authorization.lowercased().hasPrefix("bearer") {
             let (keyProject, actor) = try await adminAuthenticator.admin(
                 authorization: authorization, pathProject: pathProject, clientAddress: wire.clientIP)
             let project = try scoped(keyProject, pathTenant: pathTenant, wire: wire)
@@ -205,7 +205,7 @@ public struct AuthRoutes: Sendable {
             if !configuresTenant, project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
             var origin = RequestOrigin(
                 project: project, clientIP: wire.clientIP, locale: locale, isAdmin: true, emulator: engine.isEmulator,
-                userAgent: wire.headers[.userAgent])
+                userAgent: wire.headers.value(.userAgent))
             origin.emulatorLinks = emulatorLinks(request, wire, project)
             // The engine's use cases record their audit events with it.
             return try await AuditActor.$current.withValue(actor) { WireResponse.json(try await handler(wire, origin)) }
@@ -219,7 +219,7 @@ public struct AuthRoutes: Sendable {
         if project.tenant?.disableAuth == true { throw AuthError(.projectDisabled) }
         var origin = RequestOrigin(
             project: project, clientIP: wire.clientIP, locale: locale, emulator: engine.isEmulator,
-            userAgent: wire.headers[.userAgent])
+            userAgent: wire.headers.value(.userAgent))
         origin.emulatorLinks = emulatorLinks(request, wire, project)
         if let encodedClient { return WireResponse.json(encoded: try await encodedClient(wire, origin)) }
         return WireResponse.json(try await client(wire, origin))

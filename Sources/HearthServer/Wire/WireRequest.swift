@@ -38,7 +38,7 @@ public struct WireRequest: Sendable {
         }
         var fields: [String: JSONValue] = [:]
         let bytes = buffer.readableBytesView
-        if Self.isForm(request.headers[.contentType]) {
+        if Self.isForm(request.headers.value(.contentType)) {
             fields = parseForm(String(decoding: bytes, as: UTF8.self))
         } else if !bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             fields = try parseJSONObject([UInt8](bytes))
@@ -51,7 +51,7 @@ public struct WireRequest: Sendable {
             if request.method != .get && credentialFields.contains(key) { continue }
             if fields[key] == nil { fields[key] = .string(String(item.value)) }
         }
-        let apiKey = query["key"].map(String.init) ?? request.headers[googleAPIKey]
+        let apiKey = query["key"].map(String.init) ?? request.headers.value(googleAPIKey)
         return WireRequest(
             fields: fields, body: body, apiKey: apiKey, headers: request.headers, clientIP: context.clientIP)
     }
