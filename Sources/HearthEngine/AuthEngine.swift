@@ -178,7 +178,7 @@ public final class AuthEngine: Sendable {
         }
         let now = clock.now()
         let family = RefreshTokenFamily(
-            id: random.token(bytes: 16), projectID: user.projectID, uid: user.uid, authTime: now,
+            id: random.timeOrderedID(randomBytes: 12), projectID: user.projectID, uid: user.uid, authTime: now,
             signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor,
             ipPrefix: SessionClient.prefix(of: origin.clientIP), userAgent: SessionClient.userAgent(origin.userAgent))
         return PendingSession(

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 /// Randomness for identifiers, salts and tokens. `system` draws from the OS CSPRNG;
 /// tests may inject a seeded source to make ids predictable.
@@ -44,4 +45,19 @@ public struct SecureRandom: Sendable {
 
     /// Random bytes as base64url text: `count` bytes of entropy.
     public func token(bytes count: Int) -> String { Base64URL.encode(bytes(count)) }
+
+    /// An id that sorts by when it was made: a process-wide sequence of microseconds (never repeating, never going
+    /// back within a process) as 16 hex digits, then `count` random bytes as base64url, which keep processes apart.
+    /// Rows keyed by it are inserted at the end of their B-trees, so the rows of one batch share pages.
+    public func timeOrderedID(randomBytes count: Int) -> String {
+        let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
+        let sequence = Self.lastSequence.withLock { last in
+            last = max(last + 1, micros)
+            return last
+        }
+        let hex = String(sequence, radix: 16)
+        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + token(bytes: count)
+    }
+
+    private static let lastSequence = Mutex<UInt64>(0)
 }

@@ -2,7 +2,6 @@ import Foundation
 import HearthCore
 import HearthStore
 import Logging
-import Synchronization
 
 /// What an audited use case tells the log about its change: the target and the states before and after.
 struct AuditChange {
@@ -156,18 +155,8 @@ extension AuditEvent {
     }
 }
 
-/// Audit event ids: a process-wide sequence, then random bytes. Events of one millisecond (one request's sign-up
-/// and sign-in) keep the order they happened in within a process; the random part keeps processes apart.
+/// Audit event ids sort by time: events of one millisecond (one request's sign-up and sign-in) keep the order they
+/// happened in within a process; the random part keeps processes apart.
 enum AuditEventID {
-    private static let last = Mutex<UInt64>(0)
-
-    static func next(random: SecureRandom) -> String {
-        let micros = UInt64(max(0, Date().timeIntervalSince1970 * 1_000_000))
-        let sequence = last.withLock { last in
-            last = max(last + 1, micros)
-            return last
-        }
-        let hex = String(sequence, radix: 16)
-        return String(repeating: "0", count: max(0, 16 - hex.count)) + hex + random.token(bytes: 8)
-    }
+    static func next(random: SecureRandom) -> String { random.timeOrderedID(randomBytes: 8) }
 }
