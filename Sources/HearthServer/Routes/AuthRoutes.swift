@@ -37,12 +37,13 @@ public struct AuthRoutes: Sendable {
     }
 
     public func register(on router: Router<HearthRequestContext>) {
+        // Hummingbird's router tries a path's siblings in the order they were registered: the most frequent call first.
         let methods = [
+            AccountsMethod(
+                v1: "lookup", v3: "getAccountInfo", client: lookup, admin: adminLookup, encodedClient: lookupBody),
             AccountsMethod(v1: "signUp", v3: "signupNewUser", client: signUp, admin: adminCreate),
             AccountsMethod(v1: "signInWithPassword", v3: "verifyPassword", client: signInWithPassword),
             AccountsMethod(v1: "signInWithCustomToken", v3: "verifyCustomToken", client: signInWithCustomToken),
-            AccountsMethod(
-                v1: "lookup", v3: "getAccountInfo", client: lookup, admin: adminLookup, encodedClient: lookupBody),
             AccountsMethod(v1: "update", v3: "setAccountInfo", client: update, admin: adminUpdate),
             AccountsMethod(v1: "delete", v3: "deleteAccount", client: delete, admin: adminDelete),
             AccountsMethod(v1: "createAuthUri", v3: "createAuthUri", client: createAuthURI),
