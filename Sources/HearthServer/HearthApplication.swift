@@ -9,20 +9,20 @@ import NIOCore
 
 /// The HTTP face of Hearth: routes and middleware over an `AuthEngine`.
 public enum HearthApplication {
-    /// The router with every route and middleware; tests drive it without a socket. An engine in emulator mode
+    /// The router with every route and middleware (`HearthRouter`); tests drive it without a socket. An engine in emulator mode
     /// (`AuthEngine.isEmulator`) also gets the Firebase emulator's development routes (`/emulator/v1/…`).
     /// `pages` adds routes from modules above this one (HearthPages' action handler).
     public static func router(
         engine: AuthEngine, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),
         pages: (Router<HearthRequestContext>) -> Void = { _ in }
-    ) -> Router<HearthRequestContext> {
-        let router = Router(context: HearthRequestContext.self)
+    ) -> HearthRouter {
+        let router = HearthRouter()
         router.add(middleware: HTTPFront(trustedProxies: http.trustedNetworks))
         AuthRoutes(engine: engine).register(on: router)
         OAuthRoutes(engine: engine).register(on: router)
         PublicKeyRoutes(keyRing: engine.idTokens.keyRing, cacheSeconds: publicKeyCacheSeconds).register(on: router)
         if engine.isEmulator { EmulatorRoutes(engine: engine).register(on: router) }
-        pages(router)
+        pages(router.router)
         // What the Firebase Auth Emulator answers, so tools that wait for it to be ready work unchanged.
         let root = WireResponse.json(
             engine.isEmulator

@@ -271,7 +271,7 @@ extension AuthRoutes {
 /// The Identity Platform provider-config API (`defaultSupportedIdpConfigs`, `oauthIdpConfigs`), for admins.
 extension AuthRoutes {
     func registerIdentityProviderConfigs(
-        _ kind: IdentityProviderConfigs.Kind, prefix: String, on router: Router<HearthRequestContext>
+        _ kind: IdentityProviderConfigs.Kind, prefix: String, on router: HearthRouter
     ) {
         // The project's own provider configs, and each tenant's.
         for scope in ["\(prefix)/v2/projects/{project}", "\(prefix)/v2/projects/{project}/tenants/{tenant}"] {
@@ -324,7 +324,7 @@ extension AuthRoutes {
 
 /// SAML provider configs (`inboundSamlConfigs`), for admins: stored and served, no SAML sign-in.
 extension AuthRoutes {
-    func registerSAMLProviderConfigs(prefix: String, on router: Router<HearthRequestContext>) {
+    func registerSAMLProviderConfigs(prefix: String, on router: HearthRouter) {
         for scope in ["\(prefix)/v2/projects/{project}", "\(prefix)/v2/projects/{project}/tenants/{tenant}"] {
             let collection = RouterPath("\(scope)/inboundSamlConfigs")
             router.get(collection) { request, context in

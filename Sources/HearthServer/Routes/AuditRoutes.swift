@@ -11,7 +11,7 @@ import Hummingbird
 /// - `GET /hearth/v1/projects/{p}/auditEvents`: the audit log, newest first (`actor`, `action`, `uid`, `startTime`,
 ///   `endTime` in RFC 3339, `pageSize`, `pageToken`).
 extension AuthRoutes {
-    func registerAuditRoutes(on router: Router<HearthRequestContext>) {
+    func registerAuditRoutes(on router: HearthRouter) {
         for path in Self.scoped("/hearth/v1/projects/{project}/accounts/{uid}/sessions") {
             router.get(path) { request, context in
                 let uid = try context.parameters.require("uid")

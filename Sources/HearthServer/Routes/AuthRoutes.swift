@@ -36,7 +36,7 @@ public struct AuthRoutes: Sendable {
         var encodedClient: EncodedHandler? = nil
     }
 
-    public func register(on router: Router<HearthRequestContext>) {
+    public func register(on router: HearthRouter) {
         // Hummingbird's router tries a path's siblings in the order they were registered: the most frequent call first.
         let methods = [
             AccountsMethod(

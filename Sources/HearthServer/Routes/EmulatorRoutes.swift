@@ -9,7 +9,7 @@ import Hummingbird
 struct EmulatorRoutes: Sendable {
     let engine: AuthEngine
 
-    func register(on router: Router<HearthRequestContext>) {
+    func register(on router: HearthRouter) {
         // The codes and the accounts of a project, and of each of its tenants.
         for scope in ["/emulator/v1/projects/{project}", "/emulator/v1/projects/{project}/tenants/{tenant}"] {
             registerScoped(scope, on: router)
@@ -145,7 +145,7 @@ struct EmulatorRoutes: Sendable {
         }
     }
 
-    func registerScoped(_ scope: String, on router: Router<HearthRequestContext>) {
+    func registerScoped(_ scope: String, on router: HearthRouter) {
         router.get(RouterPath("\(scope)/verificationCodes")) { _, context in
             let project = try project(context)
             return WireResponse.json(

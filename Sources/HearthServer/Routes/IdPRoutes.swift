@@ -9,7 +9,7 @@ import Hummingbird
 extension AuthRoutes {
     /// The URL to give Apple for Sign in with Apple server-to-server notifications. Apple sends no API key;
     /// the notification is a JWS verified with Apple's keys and the project's client ids.
-    func registerAppleNotifications(on router: Router<HearthRequestContext>) {
+    func registerAppleNotifications(on router: HearthRouter) {
         router.post("/hearth/v1/projects/{project}/appleNotifications") { request, context in
             let projectID = try context.parameters.require("project")
             guard let project = engine.projects.config(projectID) else {

@@ -6,7 +6,7 @@ import Hummingbird
 /// Multi-factor authentication, Identity Toolkit v2: `accounts/mfaEnrollment:start|finalize|withdraw` and
 /// `accounts/mfaSignIn:start|finalize`, with Firebase's field names.
 extension AuthRoutes {
-    func registerMultiFactor(on router: Router<HearthRequestContext>) {
+    func registerMultiFactor(on router: HearthRouter) {
         let methods: [(String, Handler)] = [
             ("mfaEnrollment:start", startMFAEnrollment), ("mfaEnrollment:finalize", finalizeMFAEnrollment),
             ("mfaEnrollment:withdraw", withdrawMFA), ("mfaSignIn:start", startMFASignIn),

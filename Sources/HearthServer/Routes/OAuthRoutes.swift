@@ -8,7 +8,7 @@ import Hummingbird
 struct OAuthRoutes: Sendable {
     let engine: AuthEngine
 
-    func register(on router: Router<HearthRequestContext>) {
+    func register(on router: HearthRouter) {
         for path: RouterPath in ["/oauth2/token", "/oauth2/v4/token", "/token"] {
             router.post(path) { request, context in
                 let wire = try await WireRequest.decode(request, context: context)

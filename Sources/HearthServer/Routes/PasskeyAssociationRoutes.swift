@@ -9,7 +9,7 @@ import Hummingbird
 struct PasskeyAssociationRoutes: Sendable {
     let engine: AuthEngine
 
-    func register(on router: Router<HearthRequestContext>) {
+    func register(on router: HearthRouter) {
         router.get("/.well-known/webauthn") { _, _ in
             let origins = try settings().expectedOrigins.filter { $0.hasPrefix("https://") }
             guard !origins.isEmpty else { throw AuthError(.notFound, "Not Found") }

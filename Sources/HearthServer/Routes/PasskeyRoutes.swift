@@ -8,7 +8,7 @@ import Hummingbird
 /// decodes only that) and arrive in either alphabet, padded or not (the JS SDK sends base64url); WebAuthn's field
 /// names are answered and both WebAuthn's and Google's proto spellings are read.
 extension AuthRoutes {
-    func registerPasskeys(on router: Router<HearthRequestContext>) {
+    func registerPasskeys(on router: HearthRouter) {
         let methods: [(String, Handler)] = [
             ("passkeyEnrollment:start", startPasskeyEnrollment),
             ("passkeyEnrollment:finalize", finalizePasskeyEnrollment),

@@ -10,7 +10,7 @@ struct PublicKeyRoutes: Sendable {
 
     static let account = "securetoken@system.gserviceaccount.com"
 
-    func register(on router: Router<HearthRequestContext>) {
+    func register(on router: HearthRouter) {
         let cacheControl = "public, max-age=\(cacheSeconds), must-revalidate, no-transform"
         for prefix in ["", "/www.googleapis.com"] {
             router.get("\(prefix)/robot/v1/metadata/x509/\(Self.account)") { _, _ in

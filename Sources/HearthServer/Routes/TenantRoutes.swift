@@ -6,7 +6,7 @@ import Hummingbird
 /// `/v2/projects/{p}/tenants/{t}` (get, update with `updateMask`, delete). `respond` resolves `{tenant}` into the
 /// origin's scope, so an unknown tenant is TENANT_NOT_FOUND before any handler runs.
 extension AuthRoutes {
-    func registerTenants(prefix: String, on router: Router<HearthRequestContext>) {
+    func registerTenants(prefix: String, on router: HearthRouter) {
         let collection = RouterPath("\(prefix)/v2/projects/{project}/tenants")
         router.post(collection) { request, context in
             try await respond(request, context, hasProject: true, nil, configuresTenant: true) { wire, origin in
