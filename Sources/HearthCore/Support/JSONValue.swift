@@ -91,11 +91,17 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     /// The index of the first `"`, `\\` or control byte at or after `start` (or the end), eight bytes at a time:
     /// what a JSON string can hold without escapes, for the parser and the writer.
     static func plainRun(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        plainASCIIRun(buffer, from: start).end
+    }
+
+    /// `plainRun`, and whether every byte before its end is ASCII (so the run is valid UTF-8 as it is).
+    static func plainASCIIRun(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, ascii: Bool) {
         let count = buffer.count
         var i = start
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var seen: UInt64 = 0
         if let base = buffer.baseAddress {
             let ones: UInt64 = 0x0101_0101_0101_0101
-            let highs: UInt64 = 0x8080_8080_8080_8080
             while i + 8 <= count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
                 // Some byte of `v` is zero exactly when (v - ones) & ~v & highs is non-zero; `x ^ c` is zero where
@@ -104,15 +110,17 @@ public enum JSONValue: Sendable, Equatable, Hashable {
                 let slash = word ^ (ones &* 0x5C)
                 let special = ((quote &- ones) & ~quote) | ((slash &- ones) & ~slash) | ((word &- ones &* 0x20) & ~word)
                 if special & highs != 0 { break }
+                seen |= word
                 i += 8
             }
         }
         while i < count {
             let b = buffer[i]
             if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+            seen |= UInt64(b)
             i += 1
         }
-        return i
+        return (i, seen & highs == 0)
     }
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
