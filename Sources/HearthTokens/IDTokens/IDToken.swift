@@ -173,7 +173,7 @@ public struct IDTokenService: Sendable {
     /// The tenant an ID token names (`firebase.tenant`), without checking it: what a request's scope is inferred
     /// from before the token is verified against that scope. A token verified before is not parsed again.
     public func peekTenant(_ token: String) -> String? {
-        if let hit = verified.entry(for: token) { return hit.token.claims["firebase"]?["tenant"]?.stringValue }
+        if let hit = verified.entry(for: token) { return hit.tenant }
         return JWS.parse(token)?.payload["firebase"]?["tenant"]?.stringValue
     }
 }

@@ -15,6 +15,15 @@ final class VerifiedTokenCache: Sendable {
         /// The key that signed it; nil for an unsigned (emulator) token.
         var kid: String?
         var sessionCookie: Bool
+        /// `firebase.tenant`, read out once: every request with an ID token asks for it first (`peekTenant`).
+        var tenant: String?
+
+        init(token: VerifiedIDToken, kid: String?, sessionCookie: Bool) {
+            self.token = token
+            self.kid = kid
+            self.sessionCookie = sessionCookie
+            tenant = token.claims["firebase"]?["tenant"]?.stringValue
+        }
     }
 
     /// A token as a key: hashed by its last bytes (inside its signature, so distinct tokens differ there) instead
