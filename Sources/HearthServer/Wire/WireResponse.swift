@@ -19,12 +19,23 @@ public enum WireResponse {
     static func json(encoded body: ByteBuffer, status: HTTPResponse.Status = .ok, cacheControl: String = noStore)
         -> Response
     {
-        // Fields made once: a field built from a String validates its value on every request.
-        var headers = HTTPFields()
-        headers.append(jsonContentType)
-        headers.append(cacheControl == noStore ? noStoreField : HTTPField(name: .cacheControl, value: cacheControl))
-        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+        guard cacheControl == noStore else {
+            var headers = HTTPFields()
+            headers.append(jsonContentType)
+            headers.append(HTTPField(name: .cacheControl, value: cacheControl))
+            return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+        }
+        return Response(status: status, headers: jsonHeaders, body: .init(byteBuffer: body))
     }
+
+    /// The fields of nearly every answer, made once: a field built from a String validates its value each time, and
+    /// each `append` goes through `HTTPFields`' unspecialised `replaceSubrange` (~0.7k instructions). `nosniff` is
+    /// here already, so `HTTPFront` finds it and adds only the request id.
+    static let jsonHeaders: HTTPFields = {
+        var headers = HTTPFields()
+        headers.append(contentsOf: [jsonContentType, noStoreField, HTTPHygiene.nosniff])
+        return headers
+    }()
 
     /// Firebase's error envelope: `{"error":{"code","message","errors":[…],"status"}}`.
     public static func error(_ error: AuthError) -> Response {
