@@ -31,9 +31,14 @@ public enum RequestID {
     /// from the system's random source would be; the id identifies log lines and is no secret.
     static func make() -> String {
         let n = next.add(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15
-        let hex = String(n, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        // Written digit by digit: `String(_:radix:)` and the padding cost ~1.5k instructions a request.
+        return String(unsafeUninitializedCapacity: 16) { digits in
+            for i in 0..<16 { digits[i] = hexDigits[Int(truncatingIfNeeded: n >> (60 - 4 * UInt64(i))) & 0xF] }
+            return 16
+        }
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     private static let next = Atomic<UInt64>(UInt64.random(in: .min ... .max))
 }
