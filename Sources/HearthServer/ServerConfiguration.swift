@@ -42,13 +42,16 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
     public var projects: [ProjectConfig] = []
     /// How long the audit log keeps an event (admin changes, sign-in activity); older ones are purged hourly.
     public var auditRetentionDays: Int = 400
+    /// How long an identity provider (discovery, token, user-info and key endpoints) may take to answer before the
+    /// sign-in fails with INVALID_IDP_RESPONSE.
+    public var identityProviderTimeoutSeconds: Int = 10
 
     public init() {}
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case host, port, dataDir, databaseURL, keyEncryptionKey, defaultProject, publicKeyCacheSeconds, passwordHashing,
             sqliteDurability, logLevel, logFormat, sms, email, publicURL, recaptcha, apns, http, projects,
-            auditRetentionDays
+            auditRetentionDays, identityProviderTimeoutSeconds
     }
 
     public init(from decoder: Decoder) throws {
@@ -77,6 +80,13 @@ public struct ServerConfiguration: Sendable, Equatable, Codable {
         guard auditRetentionDays >= 1 else {
             throw DecodingError.dataCorruptedError(
                 forKey: .auditRetentionDays, in: c, debugDescription: "auditRetentionDays must be at least 1")
+        }
+        identityProviderTimeoutSeconds = try c.decode(
+            .identityProviderTimeoutSeconds, default: d.identityProviderTimeoutSeconds)
+        guard (1...300).contains(identityProviderTimeoutSeconds) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .identityProviderTimeoutSeconds, in: c,
+                debugDescription: "identityProviderTimeoutSeconds must be between 1 and 300")
         }
     }
 

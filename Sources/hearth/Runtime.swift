@@ -3,6 +3,7 @@ import HearthCore
 import HearthEngine
 import HearthMessaging
 import HearthPostgres
+import HearthProviders
 import HearthSQLite
 import HearthServer
 import HearthStore
@@ -76,7 +77,9 @@ struct Runtime {
             emailSender: try configuration.email.makeSender(store: store, logger: logger, emulator: emulator),
             recaptcha: RecaptchaVerifier(configuration: configuration.recaptcha),
             silentPush: try configuration.apns.isConfigured ? APNsSender(configuration: configuration.apns) : nil,
-            silentPushTimeoutSeconds: configuration.apns.suggestedTimeoutSeconds, logger: logger)
+            silentPushTimeoutSeconds: configuration.apns.suggestedTimeoutSeconds,
+            identityProviders: IdentityProviders(timeout: .seconds(configuration.identityProviderTimeoutSeconds)),
+            logger: logger)
         return Runtime(store: store, keyRing: keyRing, engine: engine, hasher: hasher)
     }
 

@@ -64,6 +64,15 @@ import Testing
         #expect(throws: ConfigurationError.self) { try c.applyEnvironment(["HEARTH_PORT": "ninety"]) }
     }
 
+    @Test func identityProviderTimeoutIsTenSecondsUnlessSetWithinBounds() throws {
+        #expect(try decode("{}").identityProviderTimeoutSeconds == 10)
+        #expect(try decode(#"{"identityProviderTimeoutSeconds":45}"#).identityProviderTimeoutSeconds == 45)
+        for bad in ["0", "301", "-5", "\"ten\""] {
+            let json = #"{"identityProviderTimeoutSeconds":"# + bad + "}"
+            #expect(throws: DecodingError.self, "\(bad)") { try decode(json) }
+        }
+    }
+
     @Test func validationCatchesImpossibleSettings() throws {
         var c = ServerConfiguration()
         c.passwordHashing.scrypt.logN = 30
