@@ -28,6 +28,10 @@ struct BrowserSignInTests {
             defer { try? FileManager.default.removeItem(at: dir) }
             let secret = JSONValue.string(TestIdentityProvider.oauthClientSecret)
             let config: JSONValue = [
+                // This test's identity provider answers from the test process, which the whole suite shares: at
+                // its busiest a discovery fetch took longer than the default 10 s, and the handler sent the client
+                // back to the app before the provider.
+                "identityProviderTimeoutSeconds": 60,
                 "projects": [
                     [
                         "projectId": .string(projectID), "apiKeys": [.string(apiKey)],
@@ -71,7 +75,7 @@ struct BrowserSignInTests {
                             ],
                         ],
                     ]
-                ]
+                ],
             ]
             let file = dir.appendingPathComponent("hearth.json")
             try Data(config.jsonText.utf8).write(to: file)
@@ -150,6 +154,8 @@ struct BrowserSignInTests {
             let start = try await get(handlerURL(provider: provider, sessionID: sessionID, extra: extra))
             #expect(start.status == 302, "\(start.body)")
             let toProvider = try #require(start.location)
+            // Sent back to the app here means the handler failed before reaching the provider: say why.
+            try #require(toProvider.hasPrefix("http"), "sent to \(toProvider) before the provider")
             let approved = try await get(toProvider)
             #expect(approved.status == 302)
             let toHandler = try #require(approved.location)
