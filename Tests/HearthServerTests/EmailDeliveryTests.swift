@@ -17,8 +17,11 @@ struct EmailDeliveryTests {
     static let user = "hearth-relay"
     static let password = "relay-secret-1"
 
+    /// A generous deadline: past it the sender deletes the message's code (no live link left behind), and under the
+    /// whole suite's load a relay that had stored the message was once still handshaking at 10 s, so the reset link
+    /// in the received mail was dead (INVALID_OOB_CODE). The deadline itself is tested with a silent server.
     func smtp(_ sink: SMTPSink, security: SMTPEmailSender.Security, caFile: String? = nil, password: String = password,
-        timeout: Double = 10) throws -> SMTPEmailSender
+        timeout: Double = 60) throws -> SMTPEmailSender
     {
         try SMTPEmailSender(
             configuration: .init(
@@ -102,7 +105,7 @@ struct EmailDeliveryTests {
         let sender = try SMTPEmailSender(
             configuration: .init(
                 host: "localhost", port: sink.port, security: .starttls, username: Self.user,
-                password: Self.password, from: "noreply@hearth.test", timeoutSeconds: 10))
+                password: Self.password, from: "noreply@hearth.test", timeoutSeconds: 60))
         // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
         let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
         try await h.run { (c: Client) async throws in
@@ -121,7 +124,7 @@ struct EmailDeliveryTests {
         let sender = try SMTPEmailSender(
             configuration: .init(
                 host: "127.0.0.1", port: sink.port, security: .starttls, from: "noreply@hearth.test",
-                timeoutSeconds: 10))
+                timeoutSeconds: 60))
         // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
         let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
         try await h.run { (c: Client) async throws in

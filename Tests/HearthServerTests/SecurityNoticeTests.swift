@@ -98,7 +98,7 @@ struct SecurityNoticeTests {
         try SMTPEmailSender(
             configuration: .init(
                 host: "localhost", port: sink.port, security: .starttls, username: "relay", password: "relay-secret-1",
-                from: "noreply@hearth.test", caFile: sink.caFile, timeoutSeconds: 10))
+                from: "noreply@hearth.test", caFile: sink.caFile, timeoutSeconds: 60))
     }
 
     static func verify(_ h: Harness, _ uid: String, passkeys: [PasskeyCredential] = []) async throws {
