@@ -9,8 +9,8 @@ import NIOCore
 
 /// The HTTP face of Hearth: routes and middleware over an `AuthEngine`.
 public enum HearthApplication {
-    /// The router with every route and middleware (`HearthRouter`); tests drive it without a socket. An engine in emulator mode
-    /// (`AuthEngine.isEmulator`) also gets the Firebase emulator's development routes (`/emulator/v1/…`).
+    /// The router with every route and middleware (`HearthRouter`); tests drive it without a socket. An engine in
+    /// emulator mode (`AuthEngine.isEmulator`) also gets the Firebase emulator's development routes (`/emulator/v1/…`).
     /// `pages` adds routes from modules above this one (HearthPages' action handler).
     public static func router(
         engine: AuthEngine, publicKeyCacheSeconds: Int = 3600, http: HTTPSettings = .init(),

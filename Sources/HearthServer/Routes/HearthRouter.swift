@@ -24,7 +24,7 @@ public final class HearthRouter: RouterMethods, HTTPResponderBuilder {
         _ path: RouterPath, method: HTTPRequest.Method, responder: Responder
     ) -> Self where Responder.Context == Context {
         router.on(path, method: method, responder: responder)
-        if path.allSatisfy({ $0 == .path(Substring($0.description)) }) {
+        if Self.isLiteral(path) {
             literalRoutes[HearthResponder.Route(method: method, path: path.description)] = HearthResponder.Endpoint(
                 path: path.description,
                 responder: router.middlewares.constructResponder(finalResponder: responder))
@@ -41,12 +41,17 @@ public final class HearthRouter: RouterMethods, HTTPResponderBuilder {
     public var routes: [Router<Context>.RouteDescription] { router.routes }
 
     public func buildResponder() -> HearthResponder {
-        let patterns = router.routes.map(\.path).filter { !$0.allSatisfy { $0 == .path(Substring($0.description)) } }
+        let patterns = router.routes.map(\.path).filter { !Self.isLiteral($0) }
         let unambiguous = literalRoutes.filter { route, _ in
             let components = RouterPath(route.path).map(\.description)
             return !patterns.contains { Self.pattern($0, matches: components) }
         }
         return HearthResponder(literalRoutes: unambiguous, router: router.buildResponder())
+    }
+
+    /// Whether every component of `path` is plain text (no parameter, capture or wildcard).
+    static func isLiteral(_ path: RouterPath) -> Bool {
+        path.allSatisfy { $0 == .path(Substring($0.description)) }
     }
 
     /// Whether the trie could resolve a path of these components to `pattern` (a recursive wildcard: assume so).
