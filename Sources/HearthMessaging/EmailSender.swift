@@ -52,9 +52,13 @@ extension EmailSender {
 public struct EmailDeliveryError: Error, CustomStringConvertible, Equatable {
     public let provider: String
     public let detail: String
-    public init(provider: String, detail: String) {
+    /// The whole message was handed over but its receipt never confirmed (the deadline passed, or the connection
+    /// dropped, before the relay's answer): it may have arrived, so a link in it is kept live.
+    public let mayHaveArrived: Bool
+    public init(provider: String, detail: String, mayHaveArrived: Bool = false) {
         self.provider = provider
         self.detail = detail
+        self.mayHaveArrived = mayHaveArrived
     }
     public var description: String { "\(provider): \(detail.prefix(300))" }
 }

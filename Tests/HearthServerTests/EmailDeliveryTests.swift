@@ -17,9 +17,9 @@ struct EmailDeliveryTests {
     static let user = "hearth-relay"
     static let password = "relay-secret-1"
 
-    /// A generous deadline: past it the sender deletes the message's code (no live link left behind), and under the
-    /// whole suite's load a relay that had stored the message was once still handshaking at 10 s, so the reset link
-    /// in the received mail was dead (INVALID_OOB_CODE). The deadline itself is tested with a silent server.
+    /// A generous deadline: past it, before the whole message is written, the sender deletes the message's code (no
+    /// live link left behind), and under the whole suite's load a relay was once still handshaking at 10 s. The
+    /// deadline itself is tested with a silent server and one that never confirms a message.
     func smtp(_ sink: SMTPSink, security: SMTPEmailSender.Security, caFile: String? = nil, password: String = password,
         timeout: Double = 60) throws -> SMTPEmailSender
     {
@@ -164,9 +164,39 @@ struct EmailDeliveryTests {
             ).send(Self.message(to: "ada@example.com"))
             Issue.record("a silent server did not time out")
         } catch let error as EmailDeliveryError {
-            #expect(error.detail == "no answer within 1.0 s")
+            #expect(error.detail == "no answer within 1.0 s" && !error.mayHaveArrived)
         }
         #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    /// A relay that stored the whole message but whose 250 never came: the deadline still fails the request, but
+    /// the link in the mail that may have arrived works.
+    @Test func anUnconfirmedMessageKeepsItsLinkLive() async throws {
+        let sink = try await SMTPSink(.unconfirmed)
+        defer { sink.stop() }
+        let sender = try SMTPEmailSender(
+            configuration: .init(
+                host: "127.0.0.1", port: sink.port, security: .none, from: "noreply@hearth.test",
+                timeoutSeconds: 5))
+        // Without enumeration protection a failed delivery says so (503).
+        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
+            let mail = try #require(try sink.received().first)
+            let reset = try await c.post(
+                "/v1/accounts:resetPassword", ["oobCode": .string(try code(in: mail.link)), "newPassword": "newpass1"])
+            #expect(reset.status == 200, "\(reset.json)")
+        }
+        // The sender says the deadline passed after the message was written.
+        do {
+            try await sender.send(Self.message(to: "ada@example.com"))
+            Issue.record("an unconfirmed message was taken as delivered")
+        } catch let error as EmailDeliveryError {
+            #expect(error.detail == "no answer within 5.0 s" && error.mayHaveArrived)
+        }
     }
 
     @Test func withoutASenderAProductionServerRefusesAndStoresNothing() async throws {

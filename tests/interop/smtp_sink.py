@@ -6,10 +6,12 @@ Prints "READY <port>" once it accepts connections, then writes each received mes
 e-mail parser reads it (decoded headers, the text/plain and text/html parts). Runs until stdin closes.
 
 Modes: starttls (STARTTLS required before AUTH/MAIL), tls (implicit TLS), plain (no TLS offered),
-silent (accepts connections and never answers). With --tls-dir, a throwaway CA (ca.pem) and a server
+silent (accepts connections and never answers), unconfirmed (plain; keeps each message and never answers its
+final dot, as a relay whose 250 is lost). With --tls-dir, a throwaway CA (ca.pem) and a server
 certificate for localhost/127.0.0.1 signed by it are generated there.
 """
 import argparse
+import asyncio
 import datetime
 import email
 import email.policy
@@ -72,7 +74,7 @@ def free_port():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["starttls", "tls", "plain", "silent"], required=True)
+    parser.add_argument("--mode", choices=["starttls", "tls", "plain", "silent", "unconfirmed"], required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--tls-dir")
     parser.add_argument("--user")
@@ -123,6 +125,8 @@ def main():
             with open(path + ".tmp", "w") as f:
                 json.dump(record, f)
             os.replace(path + ".tmp", path)
+            if args.mode == "unconfirmed":
+                await asyncio.sleep(3600)
             return "250 Message accepted"
 
     def authenticator(server, session, envelope, mechanism, auth_data):

@@ -188,7 +188,7 @@ extension AuthEngine {
     }
 
     /// Renders and sends one action e-mail. When it cannot be sent, the code is deleted so no live link is left
-    /// behind, and the client gets UNAVAILABLE (503), never a 500.
+    /// behind (unless the relay may have received it), and the client gets UNAVAILABLE (503), never a 500.
     func deliver(
         kind: EmailActionCode.Kind, template: EmailTemplates.Kind? = nil, to recipient: String, code: String,
         hash: [UInt8], link: String, values: EmailTemplates.Values, origin: RequestOrigin
@@ -207,10 +207,15 @@ extension AuthEngine {
             recordMessageSent(ActivityAction.emailSent, kind: kind.rawValue, origin: origin)
         } catch {
             AuthMetrics.email(outcome: "failed")
-            _ = try? await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now())
+            // A message the relay may have received keeps its link live: deleting the code would leave the user a
+            // dead link, and nobody but the recipient holds it.
+            let mayHaveArrived = (error as? EmailDeliveryError)?.mayHaveArrived == true
+            if !mayHaveArrived {
+                _ = try? await store.consumeEmailActionCode(hash: hash, projectID: project.projectID, now: clock.now())
+            }
             // The error names the stage and the server's answer, never the link.
             logger.error(
-                "e-mail delivery failed",
+                mayHaveArrived ? "e-mail delivery unconfirmed; its link stays live" : "e-mail delivery failed",
                 metadata: ["project": "\(project.projectID)", "kind": "\(kind.rawValue)", "error": "\(error)"])
             throw AuthError(.unavailable, "The e-mail could not be sent; try again later.")
         }

@@ -126,16 +126,23 @@ public struct SMTPEmailSender: EmailSender {
                 group.addTask { try await self.transact(message, open: open) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(seconds))
+                    open.deadlinePassed.store(true, ordering: .sequentiallyConsistent)
                     open.channel.withLock { $0 }?.close(promise: nil)
                     throw EmailDeliveryError(provider: "smtp", detail: "no answer within \(seconds) s")
                 }
                 defer { group.cancelAll() }
                 try await group.next()
             }
-        } catch let error as EmailDeliveryError {
-            throw error
         } catch {
-            throw EmailDeliveryError(provider: "smtp", detail: Self.describe(error))
+            // The close at the deadline also fails the exchange, and either error may arrive first: past the
+            // deadline the deadline is the cause. After the whole message was written, it may have arrived.
+            let detail =
+                open.deadlinePassed.load(ordering: .sequentiallyConsistent)
+                ? "no answer within \(seconds) s"
+                : (error as? EmailDeliveryError)?.detail ?? Self.describe(error)
+            throw EmailDeliveryError(
+                provider: "smtp", detail: detail,
+                mayHaveArrived: open.messageWritten.load(ordering: .sequentiallyConsistent))
         }
     }
 
@@ -155,9 +162,12 @@ public struct SMTPEmailSender: EmailSender {
         return try NIOSSLClientHandler(context: tlsContext, serverHostname: serverHostname)
     }
 
-    /// The connection of a message in flight, so the deadline can close it.
+    /// The connection of a message in flight, so the deadline can close it, and how far the exchange got.
     final class OpenChannel: Sendable {
         let channel = Mutex<(any Channel)?>(nil)
+        let deadlinePassed = Atomic<Bool>(false)
+        /// The message and its final dot were written; only the relay's 250 was outstanding.
+        let messageWritten = Atomic<Bool>(false)
     }
 
     func transact(_ message: EmailMessage, open: OpenChannel) async throws {
@@ -204,6 +214,7 @@ public struct SMTPEmailSender: EmailSender {
             try await session.command("RCPT TO:<\(message.to)>", expect: [250, 251], stage: "RCPT TO")
             try await session.command("DATA", expect: [354], stage: "DATA")
             try await session.write(Self.dotStuffed(mime.rendered()) + ".\r\n")
+            open.messageWritten.store(true, ordering: .sequentiallyConsistent)
             _ = try await session.expect([250], stage: "end of message")
             try? await session.write("QUIT\r\n")
         }
