@@ -74,12 +74,13 @@ func spawnAndWait(_ executable: String, _ arguments: [String]) async throws -> (
 func postJSON(
     port: Int, path: String, body: JSONValue, key: String = "any", timeout: TimeInterval = 60
 ) async throws -> (Int, JSONValue) {
-    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)?key=\(key)")!, timeoutInterval: timeout)
-    request.httpMethod = "POST"
-    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-    request.httpBody = Data(body.jsonText.utf8)
-    let (data, response) = try await URLSession.shared.data(for: request)
-    return ((response as! HTTPURLResponse).statusCode, try JSONDecoder().decode(JSONValue.self, from: data))
+    // Not URLSession: cancelling a task whose URLSession request is finishing deadlocks FoundationNetworking on Linux
+    // (the cancel holds the task's status lock while it waits on the session's queue, whose completion waits for
+    // that lock), and a test that cancels its traffic once froze the whole test process.
+    let reply = try await LoopbackHTTP.send(
+        .POST, port: port, path: "\(path)?key=\(key)", headers: [("Content-Type", "application/json")],
+        body: Array(body.jsonText.utf8), timeout: timeout)
+    return (reply.status, try JSONValue.parse(reply.body))
 }
 
 @Suite("The hearth process", .serialized)
@@ -129,8 +130,10 @@ struct ServerProcessTests {
         }
         #expect(!stopped.isSet, "every client stopped before the kill: \(acknowledged.count) sign-ups")
         server.signal(SIGKILL)
-        await burst.value
         try await server.waitForExit()
+        // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
+        burst.cancel()
+        await burst.value
         let acked = acknowledged.all
         #expect(acked.count >= 300)
 
@@ -191,8 +194,10 @@ struct ServerProcessTests {
         }
         #expect(!stopped.isSet, "every client stopped before the kill: \(latest.answers) refreshes")
         server.signal(SIGKILL)
-        await burst.value
         try await server.waitForExit()
+        // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
+        burst.cancel()
+        await burst.value
 
         let restarted = try ServerProcess(arguments: arguments(dir))
         let port2 = try await restarted.waitUntilListening()
