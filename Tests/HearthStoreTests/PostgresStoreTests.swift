@@ -187,18 +187,22 @@ struct PostgresStoreTests {
     }
 
     /// Waits (polling, at most `timeout`) until `condition` holds; the instant it was first seen to hold.
-    func eventually(within timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws
+    func eventually(within timeout: Duration = .seconds(10), line: Int = #line, _ condition: () -> Bool) async throws
         -> ContinuousClock.Instant
     {
         let deadline = ContinuousClock.now + timeout
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw TimedOut() }
+            guard ContinuousClock.now < deadline else { throw TimedOut(line: line, after: timeout) }
             try await Task.sleep(for: .microseconds(200))
         }
         return .now
     }
 
-    struct TimedOut: Error {}
+    /// Which wait (by its line) gave up, and after how long.
+    struct TimedOut: Error {
+        var line = 0
+        var after = Duration.zero
+    }
 
     func catching(_ body: () async throws -> Void) async -> Result<Void, any Error> {
         do {
@@ -292,8 +296,9 @@ struct PostgresStoreTests {
                 try await TestDatabase.withAdminClient { admin in
                     try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
                 }
-                // Wide: the pool's reconnection back-off under the full suite's load took over 20 s once in CI.
-                _ = try await eventually(within: .seconds(60)) { store.changeStamp() != nil }
+                // Wide: the pool's reconnection back-off under the full suite's load took over 20 s once in CI, and
+                // over 60 s once in a full local run (PostgresNIO backs off up to a minute between attempts).
+                _ = try await eventually(within: .seconds(150)) { store.changeStamp() != nil }
                 #expect(try #require(store.changeStamp()) != before)
             }
             try await store.shutdown()
