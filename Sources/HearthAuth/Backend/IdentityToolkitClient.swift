@@ -70,7 +70,7 @@ struct IdentityToolkitClient: Sendable {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await URLSession.shared.cancellableData(for: request)
         } catch {
             throw AuthErrorCode.networkError.error(underlying: error)
         }
