@@ -53,8 +53,9 @@ public final class SMTPSink: @unchecked Sendable {
         if loginOnly { arguments.append("--exclude-plain") }
         // It exits when its standard input closes (`stop`).
         process = try ChildProcess(Self.python, arguments, keepInput: true)
-        // The first line is "READY <port>"; anything else means aiosmtpd is missing or failed.
-        let port = try await process.waitForOutput(timeout: .seconds(30)) { text -> Int?? in
+        // The first line is "READY <port>"; anything else means aiosmtpd is missing or failed. Wide: at the start of
+        // the whole suite on two cores, Python's start (aiosmtpd, cryptography, a throwaway CA) once took over 30 s.
+        let port = try await process.waitForOutput(timeout: .seconds(120)) { text -> Int?? in
             guard let line = text.split(separator: "\n").first, text.contains("\n") else { return nil }
             let words = line.split(separator: " ")
             return .some(words.count == 2 && words[0] == "READY" ? Int(words[1]) : nil)
@@ -62,7 +63,7 @@ public final class SMTPSink: @unchecked Sendable {
         guard let port = port ?? nil else {
             process.signal(SIGTERM)
             throw SinkError(
-                "smtp_sink.py did not start (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt): \(process.output)"
+                "smtp_sink.py did not start within 120 s (is aiosmtpd installed? python3 -m pip install -r tests/interop/requirements.txt): \(process.output)"
             )
         }
         self.port = port
