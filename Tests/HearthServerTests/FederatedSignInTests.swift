@@ -21,7 +21,9 @@ struct FederatedSignInTests {
     ) async throws {
         let idp = TestIdentityProvider(keys: [.rsa("rsa-1"), .p256("ec-1")])
         try await idp.serve { base in
-            let h = try await Harness(emulator: emulator, providerTimeout: timeout) { project in
+            // A live clock (real time plus what a test advances): the IdP stamps its tokens with `Date()`, and a frozen
+            // clock more than a minute behind them, as the whole suite's load can make it, reads them as not yet issued.
+            let h = try await Harness(emulator: emulator, providerTimeout: timeout, liveClock: true) { project in
                 var apple = AppleSettings(clientIds: [appleClient, "com.example.hearth.web"])
                 apple.keysUrl = base + "/apple/keys"
                 apple.tokenUrl = base + "/apple/token"
