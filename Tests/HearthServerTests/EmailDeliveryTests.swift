@@ -39,6 +39,21 @@ struct EmailDeliveryTests {
         return try #require(items.first { $0.name == "oobCode" }?.value)
     }
 
+    /// Signs ada up on a server whose mail goes through `sender` and asks for her reset link; `body` gets the harness,
+    /// the client and the answer. Without enumeration protection, so a failed delivery says so (503); with it, see
+    /// SecurityNoticeTests.
+    func resetRequested(
+        through sender: EmailSender, _ body: @escaping @Sendable (Harness, Client, Client.Reply) async throws -> Void
+    ) async throws {
+        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
+        try await h.run { (c: Client) async throws in
+            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
+            let sent = try await c.post(
+                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            try await body(h, c, sent)
+        }
+    }
+
     @Test func aResetLinkArrivesOverSTARTTLSWithAuthAsTextAndHTMLAndSetsTheNewPassword() async throws {
         let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
         defer { sink.stop() }
@@ -106,12 +121,7 @@ struct EmailDeliveryTests {
             configuration: .init(
                 host: "localhost", port: sink.port, security: .starttls, username: Self.user,
                 password: Self.password, from: "noreply@hearth.test", timeoutSeconds: 60))
-        // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
-        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
-        try await h.run { (c: Client) async throws in
-            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
-            let sent = try await c.post(
-                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+        try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
             #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
             #expect(try sink.received().isEmpty)
             #expect(try await liveCodes(h) == 0)
@@ -125,12 +135,7 @@ struct EmailDeliveryTests {
             configuration: .init(
                 host: "127.0.0.1", port: sink.port, security: .starttls, from: "noreply@hearth.test",
                 timeoutSeconds: 60))
-        // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
-        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
-        try await h.run { (c: Client) async throws in
-            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
-            let sent = try await c.post(
-                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+        try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
             #expect(sent.status == 503)
             #expect(try sink.received().isEmpty)
             #expect(try await liveCodes(h) == 0)
@@ -178,12 +183,7 @@ struct EmailDeliveryTests {
             configuration: .init(
                 host: "127.0.0.1", port: sink.port, security: .none, from: "noreply@hearth.test",
                 timeoutSeconds: 5))
-        // Without enumeration protection a failed delivery says so (503).
-        let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
-        try await h.run { (c: Client) async throws in
-            _ = try await c.signUp(email: "ada@example.com", password: "secret1")
-            let sent = try await c.post(
-                "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+        try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
             #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
             let mail = try #require(try sink.received().first)
             let reset = try await c.post(
@@ -222,12 +222,7 @@ struct EmailDeliveryTests {
         try await sink.serve { base in
             let sender = WebhookEmailSender(
                 configuration: .init(url: base + "/mail", secret: "hook-secret", from: "noreply@hearth.test"))
-            // Without enumeration protection a failed delivery says so (503); with it, see SecurityNoticeTests.
-            let h = try await Harness(emailSender: sender) { $0.emailEnumerationProtection = false }
-            try await h.run { (c: Client) async throws in
-                _ = try await c.signUp(email: "ada@example.com", password: "secret1")
-                let sent = try await c.post(
-                    "/v1/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"])
+            try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
                 #expect(sent.status == 200)
                 let request = try #require(sink.received.withLock { $0.first })
                 let timestamp = try #require(request.headers[HTTPField.Name("X-Hearth-Timestamp")!])
