@@ -199,6 +199,26 @@ struct EmailDeliveryTests {
         }
     }
 
+    /// A relay that answers the whole message with a refusal: it did not arrive, so its code is deleted.
+    @Test func aRefusedMessageLeavesNoLiveCode() async throws {
+        let sink = try await SMTPSink(.refusing)
+        defer { sink.stop() }
+        let sender = try SMTPEmailSender(
+            configuration: .init(
+                host: "127.0.0.1", port: sink.port, security: .none, from: "noreply@hearth.test",
+                timeoutSeconds: 60))
+        try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
+            #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
+            #expect(try await liveCodes(h) == 0)
+        }
+        do {
+            try await sender.send(Self.message(to: "ada@example.com"))
+            Issue.record("a refused message was taken as delivered")
+        } catch let error as EmailDeliveryError {
+            #expect(error.detail.hasPrefix("end of message answered 554") && !error.mayHaveArrived)
+        }
+    }
+
     @Test func withoutASenderAProductionServerRefusesAndStoresNothing() async throws {
         let h = try await Harness(emailSender: UnconfiguredEmailSender())
         try await AdminUserTests.withAdmin(h) { (c: Client, token: String) async throws in

@@ -7,8 +7,8 @@ import Testing
 /// after it, with a throwaway CA when TLS is on. Reads back what it received as Python's e-mail parser sees it.
 // Its state is set up once in init and only read afterwards.
 public final class SMTPSink: @unchecked Sendable {
-    /// `unconfirmed`: plain, keeps each message and never answers its final dot.
-    public enum Mode: String { case starttls, tls, plain, silent, unconfirmed }
+    /// `unconfirmed`: plain, keeps each message and never answers its final dot; `refusing`: answers it with 554.
+    public enum Mode: String { case starttls, tls, plain, silent, unconfirmed, refusing }
 
     public struct Received: Sendable {
         public let json: JSONValue

@@ -7,7 +7,8 @@ e-mail parser reads it (decoded headers, the text/plain and text/html parts). Ru
 
 Modes: starttls (STARTTLS required before AUTH/MAIL), tls (implicit TLS), plain (no TLS offered),
 silent (accepts connections and never answers), unconfirmed (plain; keeps each message and never answers its
-final dot, as a relay whose 250 is lost). With --tls-dir, a throwaway CA (ca.pem) and a server
+final dot, as a relay whose 250 is lost), refusing (plain; keeps each message and answers its final dot with 554).
+With --tls-dir, a throwaway CA (ca.pem) and a server
 certificate for localhost/127.0.0.1 signed by it are generated there.
 """
 import argparse
@@ -74,7 +75,7 @@ def free_port():
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--mode", choices=["starttls", "tls", "plain", "silent", "unconfirmed"], required=True)
+    parser.add_argument("--mode", choices=["starttls", "tls", "plain", "silent", "unconfirmed", "refusing"], required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--tls-dir")
     parser.add_argument("--user")
@@ -127,6 +128,8 @@ def main():
             os.replace(path + ".tmp", path)
             if args.mode == "unconfirmed":
                 await asyncio.sleep(3600)
+            if args.mode == "refusing":
+                return "554 Message refused"
             return "250 Message accepted"
 
     def authenticator(server, session, envelope, mechanism, auth_data):

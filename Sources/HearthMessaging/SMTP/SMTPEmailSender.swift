@@ -142,7 +142,7 @@ public struct SMTPEmailSender: EmailSender {
                 : (error as? EmailDeliveryError)?.detail ?? Self.describe(error)
             throw EmailDeliveryError(
                 provider: "smtp", detail: detail,
-                mayHaveArrived: open.messageWritten.load(ordering: .sequentiallyConsistent))
+                mayHaveArrived: open.awaitingReceipt.load(ordering: .sequentiallyConsistent))
         }
     }
 
@@ -166,8 +166,8 @@ public struct SMTPEmailSender: EmailSender {
     final class OpenChannel: Sendable {
         let channel = Mutex<(any Channel)?>(nil)
         let deadlinePassed = Atomic<Bool>(false)
-        /// The message and its final dot were written; only the relay's 250 was outstanding.
-        let messageWritten = Atomic<Bool>(false)
+        /// The message and its final dot were written and the relay has not answered them yet.
+        let awaitingReceipt = Atomic<Bool>(false)
     }
 
     func transact(_ message: EmailMessage, open: OpenChannel) async throws {
@@ -214,8 +214,11 @@ public struct SMTPEmailSender: EmailSender {
             try await session.command("RCPT TO:<\(message.to)>", expect: [250, 251], stage: "RCPT TO")
             try await session.command("DATA", expect: [354], stage: "DATA")
             try await session.write(Self.dotStuffed(mime.rendered()) + ".\r\n")
-            open.messageWritten.store(true, ordering: .sequentiallyConsistent)
-            _ = try await session.expect([250], stage: "end of message")
+            open.awaitingReceipt.store(true, ordering: .sequentiallyConsistent)
+            let receipt = try await session.reply(stage: "end of message")
+            // Answered, whatever the answer: a refusal means the message did not arrive.
+            open.awaitingReceipt.store(false, ordering: .sequentiallyConsistent)
+            try SMTPSession.check(receipt, [250], stage: "end of message")
             try? await session.write("QUIT\r\n")
         }
     }
@@ -234,13 +237,23 @@ struct SMTPSession {
     let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
 
     mutating func expect(_ codes: Set<Int>, stage: String) async throws -> SMTPReply {
+        let reply = try await reply(stage: stage)
+        try Self.check(reply, codes, stage: stage)
+        return reply
+    }
+
+    /// The server's next reply, whatever its code.
+    mutating func reply(stage: String) async throws -> SMTPReply {
         guard let reply = try await replies.next() else {
             throw EmailDeliveryError(provider: "smtp", detail: "the server closed the connection at \(stage)")
         }
+        return reply
+    }
+
+    static func check(_ reply: SMTPReply, _ codes: Set<Int>, stage: String) throws {
         guard codes.contains(reply.code) else {
             throw EmailDeliveryError(provider: "smtp", detail: "\(stage) answered \(reply.code) \(reply.text)")
         }
-        return reply
     }
 
     func write(_ text: String) async throws {
