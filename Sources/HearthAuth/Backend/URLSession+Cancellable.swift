@@ -25,7 +25,7 @@ import Foundation
                     }.resume()
                 }
             } onCancel: {
-                call.finish(.failure(URLError(.cancelled)))
+                call.cancel()
             }
         }
     }
@@ -46,13 +46,22 @@ import Foundation
             return !cancelled
         }
 
+        /// The request's answer, unless the caller was answered already.
         func finish(_ answer: Answer) {
-            let waiting = state.withLock { state in
-                if case .failure(let error as URLError) = answer, error.code == .cancelled { state.cancelled = true }
+            take(cancelling: false)?.resume(with: answer)
+        }
+
+        /// Answers the caller with `URLError(.cancelled)` now, or at `wait` if it has not started.
+        func cancel() {
+            take(cancelling: true)?.resume(throwing: URLError(.cancelled))
+        }
+
+        private func take(cancelling: Bool) -> CheckedContinuation<(Data, URLResponse), any Error>? {
+            state.withLock { state in
+                if cancelling { state.cancelled = true }
                 defer { state.waiting = nil }
                 return state.waiting
             }
-            waiting?.resume(with: answer)
         }
     }
 #else
