@@ -20,6 +20,8 @@ public final class SQLiteAuthStore: AuthStore {
     let stampConnection: UserChangeProbe
     /// Point reads on the caller's thread, when a connection is free at once.
     let pointReads: PointReadConnections
+    /// Copies the WAL into the database file off the writer's thread.
+    let checkpointer: WALCheckpointer
     public let description: String
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
@@ -30,9 +32,13 @@ public final class SQLiteAuthStore: AuthStore {
         // read-then-write sequences (refresh rotation) cannot interleave even across processes sharing the file.
         config.maximumReaderCount = 8
         let synchronous = durability == .full ? "FULL" : "NORMAL"
+        let checkpointer = WALCheckpointer(path: path)
         config.prepareDatabase { db in
             try db.run("PRAGMA synchronous = \(synchronous)")
+            // The pool's readers never commit; its one writer does.
+            if !db.configuration.readonly { checkpointer.watch(db) }
         }
+        self.checkpointer = checkpointer
         pool = try DatabasePool(path: path, configuration: config)
         rotations = WriteBatcher(pool: pool, apply: Self.rotate)
         passkeySignIns = WriteBatcher(pool: pool, apply: Self.recordPasskeySignIn)
@@ -61,6 +67,7 @@ public final class SQLiteAuthStore: AuthStore {
                         self.stampConnection.close()
                         try self.pointReads.close()
                         try self.pool.close()
+                        self.checkpointer.close()
                     })
             }
         }

@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import GRDB
+import Testing
+
+@testable import HearthSQLite
+
+/// The SQLite store copies its WAL into the database file on a queue of its own (`WALCheckpointer`), and its writer
+/// checkpoints itself only when the log has grown past `inlinePages`, which keeps the log bounded when the queue
+/// cannot keep up.
+@Suite("SQLite checkpoints", .timeLimit(.minutes(3)))
+struct SQLiteCheckpointTests {
+    /// A store on a file of its own, and the sizes of its database file and log.
+    struct Files {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-wal-\(UUID()).sqlite").path
+        func size(_ suffix: String = "") -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? Int) ?? 0
+        }
+        func remove() {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+    }
+
+    /// Commits `pages` pages of filler, ten rows of one page each per commit.
+    static func fill(_ store: SQLiteAuthStore, pages: Int) async throws {
+        try await store.pool.write { db in try db.execute(sql: "CREATE TABLE IF NOT EXISTS filler (b BLOB)") }
+        for _ in 0..<(pages / 10) {
+            try await store.pool.write { db in
+                for _ in 0..<10 { try db.execute(sql: "INSERT INTO filler (b) VALUES (zeroblob(3500))") }
+            }
+        }
+    }
+
+    @Test func theLogIsCopiedIntoTheDatabaseFileOffTheWriter() async throws {
+        let files = Files()
+        defer { files.remove() }
+        let store = try SQLiteAuthStore(path: files.path)
+        let before = files.size()
+        // Past the checkpointer's 1,000 pages (frames: a page written twice counts twice), short of the writer's own
+        // checkpoint at 4,000. The first 1,000 frames hold over 600 distinct new pages.
+        try await Self.fill(store, pages: 1_500)
+        let copied = before + 600 * 4096
+        let deadline = ContinuousClock.now + .seconds(60)
+        while files.size() < copied, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(files.size() >= copied, "the log was not copied into the database file")
+        try await store.shutdown()
+    }
+
+    @Test func theWriterCheckpointsItselfWhenTheQueueCannotKeepUp() async throws {
+        let files = Files()
+        defer { files.remove() }
+        let store = try SQLiteAuthStore(path: files.path)
+        let release = DispatchSemaphore(value: 0)
+        store.checkpointer.queue.async { release.wait() }
+        try await Self.fill(store, pages: 6_000)
+        release.signal()
+        // The log file keeps the largest size it reached: a frame is a page and its 24-byte header.
+        let frames = (files.size("-wal") - 32) / (4096 + 24)
+        #expect(frames > 0)
+        #expect(frames <= Int(WALCheckpointer.inlinePages) + 20, "the log grew to \(frames) pages")
+        try await store.shutdown()
+    }
+}
