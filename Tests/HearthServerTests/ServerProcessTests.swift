@@ -55,6 +55,15 @@ final class ServerProcess: Sendable {
 
     func signal(_ signal: Int32) { child.signal(signal) }
 
+    /// `kill -9` while `burst`'s requests are in flight; returns once the process has exited and `burst` has ended.
+    /// Requests still waiting for a connection would retry it until their 60-s deadline, so `burst` is cancelled.
+    func kill(during burst: Task<Void, Never>) async throws {
+        signal(SIGKILL)
+        try await waitForExit()
+        burst.cancel()
+        await burst.value
+    }
+
     typealias ProcessError = ChildProcess.Failure
 }
 
@@ -129,11 +138,7 @@ struct ServerProcessTests {
             acknowledged.count >= 300 || stopped.isSet
         }
         #expect(!stopped.isSet, "every client stopped before the kill: \(acknowledged.count) sign-ups")
-        server.signal(SIGKILL)
-        try await server.waitForExit()
-        // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
-        burst.cancel()
-        await burst.value
+        try await server.kill(during: burst)
         let acked = acknowledged.all
         #expect(acked.count >= 300)
 
@@ -193,11 +198,7 @@ struct ServerProcessTests {
             latest.answers >= 300 || stopped.isSet
         }
         #expect(!stopped.isSet, "every client stopped before the kill: \(latest.answers) refreshes")
-        server.signal(SIGKILL)
-        try await server.waitForExit()
-        // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
-        burst.cancel()
-        await burst.value
+        try await server.kill(during: burst)
 
         let restarted = try ServerProcess(arguments: arguments(dir))
         let port2 = try await restarted.waitUntilListening()

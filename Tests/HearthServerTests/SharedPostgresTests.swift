@@ -266,11 +266,7 @@ struct SharedPostgresTests {
                 }
             }
             try await waitUntil("100 acknowledged sign-ups") { acknowledged.count >= 100 }
-            a.signal(SIGKILL)
-            try await a.waitForExit()
-            // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
-            burst.cancel()
-            await burst.value
+            try await a.kill(during: burst)
             let acked = acknowledged.all
             var missing = 0
             for (uid, token) in acked {
@@ -307,11 +303,7 @@ struct SharedPostgresTests {
                 }
             }
             try await waitUntil("300 answered refreshes") { latest.answers >= 300 }
-            a.signal(SIGKILL)
-            try await a.waitForExit()
-            // Requests still waiting for a connection would retry it until their 60-s deadline: end them now.
-            burst.cancel()
-            await burst.value
+            try await a.kill(during: burst)
             var lost = 0
             for client in 0..<clients where try await refresh(portB, latest[client]).status != 200 { lost += 1 }
             #expect(lost == 0, "\(lost) of \(clients) clients' last answered refresh tokens were lost")
