@@ -139,4 +139,21 @@ import X509
         #expect(RefreshTokenCodec.open(sealed: sealed, under: b) == nil)
         #expect(RefreshTokenCodec.hash(a) != RefreshTokenCodec.hash(b))
     }
+
+    /// The sealing key stays HKDF-SHA256 of the presented token: a successor sealed by a server before an upgrade
+    /// must open after it (a racing refresh within the grace window is answered with it), so any other derivation
+    /// has to open what this one sealed.
+    @Test func refreshTokenSealKeyIsHKDF() throws {
+        for _ in 0..<20 {
+            let token = RefreshTokenCodec.generate(random: .system)
+            let successor = RefreshTokenCodec.generate(random: .system)
+            let hkdf = HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: SymmetricKey(data: Array(token.utf8)), info: Array("hearth refresh successor".utf8),
+                outputByteCount: 32)
+            let before = try #require(try AES.GCM.seal(Array(successor.utf8), using: hkdf).combined)
+            #expect(RefreshTokenCodec.open(sealed: Array(before), under: token) == successor)
+            let now = try AES.GCM.SealedBox(combined: RefreshTokenCodec.seal(successor: successor, under: token))
+            #expect(try AES.GCM.open(now, using: hkdf) == Data(successor.utf8))
+        }
+    }
 }
