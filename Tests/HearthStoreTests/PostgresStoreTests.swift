@@ -225,18 +225,27 @@ struct PostgresStoreTests {
                 var user = Fixture.user()
                 try await a.insertUser(user)
 
-                // A refresh rotation is no change of a user: the stamps stay, so a refresh can use the cache.
+                // A refresh rotation is no change of a user: the stamps stay, so a refresh can use the cache. A
+                // listener that misses a heartbeat under the suite's load gives nil, then a new stamp, for a reason
+                // of its own (it failed so in CI): the rule holds if one of three rotations left both stamps as they
+                // were, which a rotation that moved them never does.
                 try await a.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("r0"))
-                try await Task.sleep(for: .milliseconds(100))
-                let (quietA, quietB) = (a.changeStamp(), b.changeStamp())
-                let rotation = try await a.rotateRefreshToken(
-                    RefreshRotation(
-                        projectID: "p1", presentedHash: Fixture.hash("r0"), successorHash: Fixture.hash("r1"),
-                        sealedSuccessor: Fixture.sealed("r1"), now: Fixture.t(1), graceSeconds: 30, rotate: true))
-                guard case .rotated = rotation else { throw TimedOut() }
-                try await Task.sleep(for: .milliseconds(100))
-                #expect(a.changeStamp() == quietA)
-                #expect(b.changeStamp() == quietB)
+                var quietRotation = false
+                for attempt in 0..<3 where !quietRotation {
+                    _ = try await eventually(within: .seconds(30)) { a.changeStamp() != nil && b.changeStamp() != nil }
+                    try await Task.sleep(for: .milliseconds(100))
+                    let (quietA, quietB) = (a.changeStamp(), b.changeStamp())
+                    let rotation = try await a.rotateRefreshToken(
+                        RefreshRotation(
+                            projectID: "p1", presentedHash: Fixture.hash("r\(attempt)"),
+                            successorHash: Fixture.hash("r\(attempt + 1)"),
+                            sealedSuccessor: Fixture.sealed("r\(attempt + 1)"), now: Fixture.t(1), graceSeconds: 30,
+                            rotate: true))
+                    guard case .rotated = rotation else { throw TimedOut() }
+                    try await Task.sleep(for: .milliseconds(100))
+                    quietRotation = quietA != nil && a.changeStamp() == quietA && b.changeStamp() == quietB
+                }
+                #expect(quietRotation, "each of three refresh rotations moved a change stamp")
 
                 var afterAnswer: [Duration] = []
                 var movedBeforeAnswer = 0
@@ -277,7 +286,7 @@ struct PostgresStoreTests {
 
     /// While the listening connection is gone the stamp is nil (nothing is cached); once listening again it comes
     /// back as a stamp never given out before, so entries cached before the gap are never used.
-    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(Self.hangLimit))
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(10)))
     func aLostListenerStopsCachingUntilItListensAgain() async throws {
         try await withTestDatabase(.postgres) { database in
             let store = try await connectPostgres(database.location)
@@ -296,9 +305,10 @@ struct PostgresStoreTests {
                 try await TestDatabase.withAdminClient { admin in
                     try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
                 }
-                // Wide: the pool's reconnection back-off under the full suite's load took over 20 s once in CI, and
-                // over 60 s once in a full local run (PostgresNIO backs off up to a minute between attempts).
-                _ = try await eventually(within: .seconds(150)) { store.changeStamp() != nil }
+                // Wide: the pool's reconnection under the full suite's load took over 20 s once in CI, over 60 s once
+                // in a full local run and over 150 s once in CI, where the steps before this one had already taken
+                // ~170 s (the shared cluster itself slow then; PostgresNIO backs off up to a minute between attempts).
+                _ = try await eventually(within: .seconds(300)) { store.changeStamp() != nil }
                 #expect(try #require(store.changeStamp()) != before)
             }
             try await store.shutdown()
