@@ -64,10 +64,12 @@ public final class SQLiteAuthStore: AuthStore {
             DispatchQueue.global().async {
                 done.resume(
                     with: Result {
-                        self.stampConnection.close()
                         try self.pointReads.close()
                         try self.pool.close()
                         self.checkpointer.close()
+                        // Last, once no other connection of this process is open: closing it drops the process's
+                        // locks on the `-shm` file (`UserChangeProbe`).
+                        self.stampConnection.close()
                     })
             }
         }

@@ -33,6 +33,11 @@ final class UserChangeProbe: Sendable {
         let generation: OpaquePointer
         /// The first page of the `-shm` file, read-only; nil when it could not be mapped (then checks 2 and 3 only).
         var walIndex: UnsafeRawPointer?
+        /// The descriptor it was mapped through, open until the probe closes: closing any descriptor of a file drops
+        /// every POSIX lock the process holds on it, SQLite's included, and without its lock on the `-shm` file the
+        /// next process to open the database (the sqlite3 shell, a backup, another server) took itself for the
+        /// first, truncated the file and re-initialised it under this process's mappings: SIGBUS.
+        var walIndexDescriptor: Int32 = -1
         var lastHeader = WALIndexHeader()
         var lastDataVersion: Int64?
         var lastGeneration: UInt64 = 0
@@ -91,14 +96,16 @@ final class UserChangeProbe: Sendable {
         // From now on called on the executor's threads, under the lock: SQLite answers busy at once instead of
         // sleeping in its busy handler there, and the stamp is nil for that call (its callers then read the store).
         state.withLock { if let open = $0 { sqlite3_busy_timeout(open.database, 0) } }
-        let walIndex = Self.mapWALIndex(path + "-shm")
-        state.withLock { $0?.walIndex = walIndex }
+        let descriptor = open(path + "-shm", O_RDONLY | O_CLOEXEC)
+        let walIndex = Self.mapWALIndex(descriptor)
+        state.withLock {
+            $0?.walIndex = walIndex
+            $0?.walIndexDescriptor = descriptor
+        }
     }
 
-    private static func mapWALIndex(_ path: String) -> UnsafeRawPointer? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    private static func mapWALIndex(_ descriptor: Int32) -> UnsafeRawPointer? {
         guard descriptor >= 0 else { return nil }
-        defer { closeDescriptor(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, Int(status.st_size) >= WALIndexHeader.mappedLength else { return nil }
         let mapped = mmap(nil, WALIndexHeader.mappedLength, PROT_READ, MAP_SHARED, descriptor, 0)
@@ -148,6 +155,8 @@ final class UserChangeProbe: Sendable {
             sqlite3_finalize(open.dataVersion)
             sqlite3_finalize(open.generation)
             sqlite3_close_v2(open.database)
+            // Last: it drops the process's locks on the `-shm` file (the store closes this probe after its pool).
+            if open.walIndexDescriptor >= 0 { Self.closeDescriptor(open.walIndexDescriptor) }
             connection = nil
         }
     }

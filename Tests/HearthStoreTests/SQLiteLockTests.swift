@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+
+@testable import HearthSQLite
+
+/// While a store is open, another process that opens the database must find it in use: SQLite's lock on the
+/// `-shm` file says so. `UserChangeProbe` used to map that file through a descriptor it closed at once, and closing
+/// any descriptor of a file drops every POSIX lock the process holds on it; the next process to open the database
+/// (the sqlite3 shell, a backup, the bench's own reads) then truncated and re-initialised the file under the
+/// server's mappings, and the server died of SIGBUS.
+@Suite("SQLite locks", .timeLimit(.minutes(2)))
+struct SQLiteLockTests {
+    @Test func anotherProcessFindsTheWALIndexInUse() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-lock-\(UUID()).sqlite").path
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+        let store = try SQLiteAuthStore(path: path)
+        #expect(store.changeStamp() != nil)
+        // SQLite's "DMS" byte of the -shm file (offset 128), which every process using the database holds shared:
+        // another process that can lock it exclusively takes itself for the only one.
+        let script = """
+            import fcntl, os, sys
+            fd = os.open(sys.argv[1], os.O_RDWR)
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 128)
+                print("taken")
+            except OSError:
+                print("refused")
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path + "-shm"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines) == "refused")
+        try await store.shutdown()
+    }
+}
