@@ -67,8 +67,6 @@ public final class SQLiteAuthStore: AuthStore {
                         try self.pointReads.close()
                         try self.pool.close()
                         self.checkpointer.close()
-                        // Last, once no other connection of this process is open: closing it drops the process's
-                        // locks on the `-shm` file (`UserChangeProbe`).
                         self.stampConnection.close()
                     })
             }

@@ -1,12 +1,6 @@
 import GRDBSQLite
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The SQLite store's change stamp: a value that moves whenever a commit, by any connection of this process or
 /// another, has changed a stored user (updated or deleted a user row, written a provider link).
 ///
@@ -31,13 +25,13 @@ final class UserChangeProbe: Sendable {
         let database: OpaquePointer
         let dataVersion: OpaquePointer
         let generation: OpaquePointer
-        /// The first page of the `-shm` file, read-only; nil when it could not be mapped (then checks 2 and 3 only).
+        /// The WAL index's first region as SQLite itself maps it for this connection (its VFS's `xShmMap`), valid
+        /// while the connection is open; nil when SQLite has none (then checks 2 and 3 only). Not a mapping of our
+        /// own: opening and closing a descriptor of the `-shm` file would drop every POSIX lock the process holds on
+        /// it, SQLite's included, and without its lock the next process to open the database (the sqlite3 shell, a
+        /// backup, another server) takes itself for the first, truncates the file and re-initialises it under this
+        /// process's mappings: SIGBUS.
         var walIndex: UnsafeRawPointer?
-        /// The descriptor it was mapped through, open until the probe closes: closing any descriptor of a file drops
-        /// every POSIX lock the process holds on it, SQLite's included, and without its lock on the `-shm` file the
-        /// next process to open the database (the sqlite3 shell, a backup, another server) took itself for the
-        /// first, truncated the file and re-initialised it under this process's mappings: SIGBUS.
-        var walIndexDescriptor: Int32 = -1
         var lastHeader = WALIndexHeader()
         var lastDataVersion: Int64?
         var lastGeneration: UInt64 = 0
@@ -47,7 +41,8 @@ final class UserChangeProbe: Sendable {
     private struct WALIndexHeader: Equatable {
         var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         static let size = 48
-        static let mappedLength = 4096
+        /// SQLite's wal-index regions are 32 KiB (walformat.html); the header opens the first.
+        static let regionSize: Int32 = 32768
 
         static func == (a: Self, b: Self) -> Bool {
             a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2 && a.words.3 == b.words.3
@@ -96,30 +91,24 @@ final class UserChangeProbe: Sendable {
         // From now on called on the executor's threads, under the lock: SQLite answers busy at once instead of
         // sleeping in its busy handler there, and the stamp is nil for that call (its callers then read the store).
         state.withLock { if let open = $0 { sqlite3_busy_timeout(open.database, 0) } }
-        let descriptor = open(path + "-shm", O_RDONLY | O_CLOEXEC)
-        let walIndex = Self.mapWALIndex(descriptor)
-        state.withLock {
-            $0?.walIndex = walIndex
-            $0?.walIndexDescriptor = descriptor
-        }
+        state.withLock { if let open = $0 { $0?.walIndex = Self.walIndex(of: open.database) } }
     }
 
-    private static func mapWALIndex(_ descriptor: Int32) -> UnsafeRawPointer? {
-        guard descriptor >= 0 else { return nil }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, Int(status.st_size) >= WALIndexHeader.mappedLength else { return nil }
-        let mapped = mmap(nil, WALIndexHeader.mappedLength, PROT_READ, MAP_SHARED, descriptor, 0)
-        guard let mapped, mapped != MAP_FAILED else { return nil }
-        return UnsafeRawPointer(mapped)
+    /// The first wal-index region of `database`'s main file, from the VFS that SQLite already attached it to.
+    private static func walIndex(of database: OpaquePointer) -> UnsafeRawPointer? {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        guard sqlite3_file_control(database, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+            let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+        else { return nil }
+        var region: UnsafeMutableRawPointer?
+        // Region 0 without extending the file: it exists once a connection has read the database in WAL mode.
+        guard withUnsafeMutablePointer(to: &region, { map(file, 0, WALIndexHeader.regionSize, 0, $0) }) == SQLITE_OK
+        else { return nil }
+        return region.map { UnsafeRawPointer($0) }
     }
 
-    private static func closeDescriptor(_ descriptor: Int32) {
-        #if canImport(Glibc)
-            _ = Glibc.close(descriptor)
-        #else
-            _ = Darwin.close(descriptor)
-        #endif
-    }
+    /// Whether the first check is in use (the WAL index was mapped).
+    var readsWALIndexHeader: Bool { state.withLock { $0?.walIndex != nil } }
 
     /// The current user generation; nil once closed or when SQLite cannot answer (callers then skip their cache).
     func read() -> UInt64? {
@@ -149,14 +138,10 @@ final class UserChangeProbe: Sendable {
     func close() {
         state.withLock { connection in
             guard let open = connection else { return }
-            if let walIndex = open.walIndex {
-                munmap(UnsafeMutableRawPointer(mutating: walIndex), WALIndexHeader.mappedLength)
-            }
             sqlite3_finalize(open.dataVersion)
             sqlite3_finalize(open.generation)
+            // Unmaps the WAL index with the connection (SQLite's mapping, shared with this process's others).
             sqlite3_close_v2(open.database)
-            // Last: it drops the process's locks on the `-shm` file (the store closes this probe after its pool).
-            if open.walIndexDescriptor >= 0 { Self.closeDescriptor(open.walIndexDescriptor) }
             connection = nil
         }
     }

@@ -11,14 +11,37 @@ import Testing
 @Suite("SQLite locks", .timeLimit(.minutes(2)))
 struct SQLiteLockTests {
     @Test func anotherProcessFindsTheWALIndexInUse() async throws {
+        try await withStore { store, path in
+            #expect(store.changeStamp() != nil)
+            let taken = try anotherProcessTakesTheWALIndex(path)
+            #expect(!taken)
+        }
+    }
+
+    /// The probe reads the WAL index through SQLite's own mapping, so closing it first (as a store released without
+    /// `shutdown()` may, in whatever order its properties go) leaves the locks of the connections still open.
+    @Test func closingTheChangeStampFirstKeepsTheLock() async throws {
+        try await withStore { store, path in
+            #expect(store.stampConnection.readsWALIndexHeader)
+            store.stampConnection.close()
+            let taken = try anotherProcessTakesTheWALIndex(path)
+            #expect(!taken)
+        }
+    }
+
+    private func withStore(_ body: (SQLiteAuthStore, String) async throws -> Void) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-lock-\(UUID()).sqlite").path
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let store = try SQLiteAuthStore(path: path)
-        #expect(store.changeStamp() != nil)
-        // SQLite's "DMS" byte of the -shm file (offset 128), which every process using the database holds shared:
-        // another process that can lock it exclusively takes itself for the only one.
+        try await body(store, path)
+        try await store.shutdown()
+    }
+
+    /// Whether another process can lock SQLite's "DMS" byte of the `-shm` file (offset 128) exclusively: every
+    /// process using the database holds it shared, and one that can take it takes itself for the only one.
+    private func anotherProcessTakesTheWALIndex(_ path: String) throws -> Bool {
         let script = """
             import fcntl, os, sys
             fd = os.open(sys.argv[1], os.O_RDWR)
@@ -36,7 +59,6 @@ struct SQLiteLockTests {
         try process.run()
         let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(answer.trimmingCharacters(in: .whitespacesAndNewlines) == "refused")
-        try await store.shutdown()
+        return answer.trimmingCharacters(in: .whitespacesAndNewlines) == "taken"
     }
 }
