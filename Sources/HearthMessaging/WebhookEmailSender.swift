@@ -3,6 +3,8 @@ import Foundation
 import HearthCore
 import HearthOutbound
 import NIOCore
+import NIOPosix
+import NIOSSL
 
 /// Hands each e-mail to an HTTPS endpoint of the operator's (a mail API's adapter, a queue) as JSON, signed as
 /// the SMS webhook is (`WebhookSigner`): `X-Hearth-Timestamp` and `X-Hearth-Signature: sha256=<hex HMAC of
@@ -66,7 +68,29 @@ public struct WebhookEmailSender: EmailSender {
         } catch let error as SMSDeliveryError {
             throw EmailDeliveryError(provider: "webhook", detail: "answered \(error.status): \(error.detail)")
         } catch {
-            throw EmailDeliveryError(provider: "webhook", detail: "\(error)")
+            throw EmailDeliveryError(
+                provider: "webhook", detail: "\(error)", mayHaveArrived: Self.mayHaveArrived(after: error))
+        }
+    }
+
+    /// Whether a call that got no answer may still have handed the message over. Not when no connection was made
+    /// (the URL refused, the connection refused or unreachable, none within the deadline, TLS not agreed): the
+    /// body goes only over an open connection. Otherwise (the deadline passed or the connection dropped while the
+    /// receiver had the request) it may have, and the link in it is kept live, as for an SMTP relay that never
+    /// confirmed; a receiver that answers with an error status has said it did not take it.
+    static func mayHaveArrived(after error: any Error) -> Bool {
+        switch error {
+        case is OutboundURLRefused, is NIOConnectionError, is NIOSSLError: return false
+        case let error as HTTPClientError:
+            let noConnection: [HTTPClientError] = [
+                .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout,
+                .tlsHandshakeTimeout, .invalidURL, .emptyHost, .emptyScheme, .alreadyShutdown,
+            ]
+            return !noConnection.contains(error)
+        case let error as IOError:
+            return ![ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL].contains(error.errnoCode)
+        case ChannelError.connectTimeout: return false
+        default: return true
         }
     }
 }

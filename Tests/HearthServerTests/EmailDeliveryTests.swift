@@ -267,6 +267,47 @@ struct EmailDeliveryTests {
         }
     }
 
+    /// A receiver that took the whole message but answered after the sender's deadline: the request fails, but the
+    /// link in the message that may have arrived works, as for an SMTP relay that never confirmed.
+    @Test func aWebhookThatAnswersTooLateKeepsItsLinkLive() async throws {
+        let sink = SMSSink()
+        sink.reply.withLock { $0 = (.ok, "{}") }
+        sink.answerAfter.withLock { $0 = .seconds(3) }
+        try await sink.serve { base in
+            let sender = WebhookEmailSender(configuration: .init(url: base + "/mail"), timeout: .seconds(1))
+            try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
+                #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
+                let request = try #require(sink.received.withLock { $0.first })
+                let link = try JSONValue(parsing: request.body)["link"]?.stringValue
+                let reset = try await c.post(
+                    "/v1/accounts:resetPassword", ["oobCode": .string(try code(in: link)), "newPassword": "newpass1"])
+                #expect(reset.status == 200, "\(reset.json)")
+            }
+            do {
+                try await sender.send(Self.message(to: "ada@example.com"))
+                Issue.record("an unanswered message was taken as delivered")
+            } catch let error as EmailDeliveryError {
+                #expect(error.mayHaveArrived, "\(error)")
+            }
+        }
+    }
+
+    /// No receiver at the URL: nothing was handed over, so the code is deleted and no live link is left.
+    @Test func aWebhookNobodyListensOnLeavesNoLiveCode() async throws {
+        let sender = WebhookEmailSender(
+            configuration: .init(url: "http://127.0.0.1:\(try closedPort())/mail"), timeout: .seconds(1))
+        try await resetRequested(through: sender) { (h: Harness, c: Client, sent: Client.Reply) async throws in
+            #expect(sent.status == 503 && sent.errorCode == "UNAVAILABLE")
+            #expect(try await liveCodes(h) == 0)
+        }
+        do {
+            try await sender.send(Self.message(to: "ada@example.com"))
+            Issue.record("a message nobody received was taken as delivered")
+        } catch let error as EmailDeliveryError {
+            #expect(!error.mayHaveArrived, "\(error)")
+        }
+    }
+
     @Test func headersAreEncodedAndCannotBeInjected() async throws {
         let sink = try await SMTPSink(.starttls, user: Self.user, password: Self.password)
         defer { sink.stop() }

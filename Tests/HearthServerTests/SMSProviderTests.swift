@@ -23,6 +23,8 @@ final class SMSSink: Sendable {
     let failWith = Mutex<HTTPResponse.Status?>(nil)
     /// What a successful request is answered with (Twilio's shape by default).
     let reply = Mutex<(HTTPResponse.Status, String)>((.created, #"{"sid":"SM123","status":"queued"}"#))
+    /// How long each request waits, once recorded, for its answer (a receiver that took the message but is slow).
+    let answerAfter = Mutex<Duration>(.zero)
 
     /// Runs the sink for the duration of `body`, passing its base URL.
     func serve(_ body: @Sendable (String) async throws -> Void) async throws {
@@ -30,6 +32,7 @@ final class SMSSink: Sendable {
         router.post("**") { request, context -> Response in
             let text = String(buffer: try await request.body.collect(upTo: 1 << 20))
             self.received.withLock { $0.append(Received(path: request.uri.path, headers: request.headers, body: text)) }
+            try await Task.sleep(for: self.answerAfter.withLock { $0 })
             if let status = self.failWith.withLock({ $0 }) {
                 return Response(
                     status: status, body: .init(byteBuffer: ByteBuffer(string: #"{"code":21211,"message":"nope"}"#)))
