@@ -10,15 +10,9 @@ import Testing
 /// cannot keep up.
 @Suite("SQLite checkpoints", .timeLimit(.minutes(3)))
 struct SQLiteCheckpointTests {
-    /// A store on a file of its own, and the sizes of its database file and log.
-    struct Files {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-wal-\(UUID()).sqlite").path
-        func size(_ suffix: String = "") -> Int {
-            ((try? FileManager.default.attributesOfItem(atPath: path + suffix))?[.size] as? Int) ?? 0
-        }
-        func remove() {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
+    /// The size of a file (0 when there is none).
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
     /// Commits `pages` pages of filler, ten rows of one page each per commit.
@@ -32,32 +26,30 @@ struct SQLiteCheckpointTests {
     }
 
     @Test func theLogIsCopiedIntoTheDatabaseFileOffTheWriter() async throws {
-        let files = Files()
-        defer { files.remove() }
-        let store = try SQLiteAuthStore(path: files.path)
-        let before = files.size()
-        // Past the checkpointer's 1,000 pages (frames: a page written twice counts twice), short of the writer's own
-        // checkpoint at 4,000. The first 1,000 frames hold over 600 distinct new pages.
-        try await Self.fill(store, pages: 1_500)
-        let copied = before + 600 * 4096
-        let deadline = ContinuousClock.now + .seconds(60)
-        while files.size() < copied, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(files.size() >= copied, "the log was not copied into the database file")
-        try await store.shutdown()
+        try await withSQLiteStore { store, path in
+            let before = Self.size(path)
+            // Past the checkpointer's 1,000 pages (frames: a page written twice counts twice), short of the writer's
+            // own checkpoint at 4,000. The first 1,000 frames hold over 600 distinct new pages.
+            try await Self.fill(store, pages: 1_500)
+            let copied = before + 600 * 4096
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Self.size(path) < copied, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(Self.size(path) >= copied, "the log was not copied into the database file")
+        }
     }
 
     @Test func theWriterCheckpointsItselfWhenTheQueueCannotKeepUp() async throws {
-        let files = Files()
-        defer { files.remove() }
-        let store = try SQLiteAuthStore(path: files.path)
-        let release = DispatchSemaphore(value: 0)
-        store.checkpointer.queue.async { release.wait() }
-        try await Self.fill(store, pages: 6_000)
-        release.signal()
-        // The log file keeps the largest size it reached: a frame is a page and its 24-byte header.
-        let frames = (files.size("-wal") - 32) / (4096 + 24)
-        #expect(frames > 0)
-        #expect(frames <= Int(WALCheckpointer.inlinePages) + 20, "the log grew to \(frames) pages")
-        try await store.shutdown()
+        try await withSQLiteStore { store, path in
+            let release = DispatchSemaphore(value: 0)
+            store.checkpointer.queue.async { release.wait() }
+            try await Self.fill(store, pages: 6_000)
+            release.signal()
+            // The log file keeps the largest size it reached: a frame is a page and its 24-byte header.
+            let frames = (Self.size(path + "-wal") - 32) / (4096 + 24)
+            #expect(frames > 0)
+            #expect(frames <= Int(WALCheckpointer.inlinePages) + 20, "the log grew to \(frames) pages")
+        }
     }
 }

@@ -11,7 +11,7 @@ import Testing
 @Suite("SQLite locks", .timeLimit(.minutes(2)))
 struct SQLiteLockTests {
     @Test func anotherProcessFindsTheWALIndexInUse() async throws {
-        try await withStore { store, path in
+        try await withSQLiteStore { store, path in
             #expect(store.changeStamp() != nil)
             let taken = try anotherProcessTakesTheWALIndex(path)
             #expect(!taken)
@@ -21,22 +21,12 @@ struct SQLiteLockTests {
     /// The probe reads the WAL index through SQLite's own mapping, so closing it first (as a store released without
     /// `shutdown()` may, in whatever order its properties go) leaves the locks of the connections still open.
     @Test func closingTheChangeStampFirstKeepsTheLock() async throws {
-        try await withStore { store, path in
+        try await withSQLiteStore { store, path in
             #expect(store.stampConnection.readsWALIndexHeader)
             store.stampConnection.close()
             let taken = try anotherProcessTakesTheWALIndex(path)
             #expect(!taken)
         }
-    }
-
-    private func withStore(_ body: (SQLiteAuthStore, String) async throws -> Void) async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-lock-\(UUID()).sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        let store = try SQLiteAuthStore(path: path)
-        try await body(store, path)
-        try await store.shutdown()
     }
 
     /// Whether another process can lock SQLite's "DMS" byte of the `-shm` file (offset 128) exclusively: every

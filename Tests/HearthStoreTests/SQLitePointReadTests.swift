@@ -17,42 +17,39 @@ import Testing
 @Suite("SQLite point reads", .timeLimit(.minutes(3)))
 struct SQLitePointReadTests {
     @Test func pointReadsAnswerWhileEveryPooledReaderIsHeld() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-point-\(UUID()).sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
-        }
-        let store = try SQLiteAuthStore(path: path)
-        try await store.insertUser(
-            UserRecord(projectID: "p", uid: "u", email: "u@example.com", validSince: Date(), createdAt: Date()))
+        try await withSQLiteStore { store, _ in
+            try await store.insertUser(
+                UserRecord(projectID: "p", uid: "u", email: "u@example.com", validSince: Date(), createdAt: Date()))
 
-        // Each held read blocks one of GRDB's own reader threads (never an executor thread) until released.
-        let release = DispatchSemaphore(value: 0)
-        let held = Atomic<Int>(0)
-        for _ in 0..<8 {
-            store.pool.asyncRead { _ in
-                _ = held.add(1, ordering: .sequentiallyConsistent)
-                release.wait()
+            // Each held read blocks one of GRDB's own reader threads (never an executor thread) until released.
+            let release = DispatchSemaphore(value: 0)
+            let held = Atomic<Int>(0)
+            for _ in 0..<8 {
+                store.pool.asyncRead { _ in
+                    _ = held.add(1, ordering: .sequentiallyConsistent)
+                    release.wait()
+                }
             }
-        }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while held.load(ordering: .sequentiallyConsistent) < 8, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try #require(held.load(ordering: .sequentiallyConsistent) == 8, "the pooled readers were not all taken")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while held.load(ordering: .sequentiallyConsistent) < 8, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try #require(held.load(ordering: .sequentiallyConsistent) == 8, "the pooled readers were not all taken")
 
-        // Raced against a deadline: the old code blocked the caller until a reader came back, so on the deadline the
-        // readers are let go and the blocked read can end. The deadline is long because it also counts the wait for a
-        // thread to run the reads on: in CI, other suites' tests keep both cores busy (the reads themselves take
-        // microseconds, and the old code never answered at all).
-        let answered = await Self.answer(within: .seconds(60), onDeadline: { for _ in 0..<8 { release.signal() } }) {
-            let byID = try await store.user(projectID: "p", uid: "u")?.uid
-            let byEmail = try await store.user(projectID: "p", email: "u@example.com")?.uid
-            let count = try await store.counter("k", windowSeconds: 60, now: Date())
-            return "\(byID ?? "-") \(byEmail ?? "-") \(count)"
+            // Raced against a deadline: the old code blocked the caller until a reader came back, so on the deadline
+            // the readers are let go and the blocked read can end. The deadline is long because it also counts the
+            // wait for a thread to run the reads on: in CI, other suites' tests keep both cores busy (the reads
+            // themselves take microseconds, and the old code never answered at all).
+            let letGo: @Sendable () -> Void = { for _ in 0..<8 { release.signal() } }
+            let answered = await Self.answer(within: .seconds(60), onDeadline: letGo) {
+                let byID = try await store.user(projectID: "p", uid: "u")?.uid
+                let byEmail = try await store.user(projectID: "p", email: "u@example.com")?.uid
+                let count = try await store.counter("k", windowSeconds: 60, now: Date())
+                return "\(byID ?? "-") \(byEmail ?? "-") \(count)"
+            }
+            #expect(answered == "u u 0", "point reads waited for a pooled reader")
+            if answered != nil { letGo() }
         }
-        #expect(answered == "u u 0", "point reads waited for a pooled reader")
-        if answered != nil { for _ in 0..<8 { release.signal() } }
-        try await store.shutdown()
     }
 
     /// `body`'s result, or nil when `limit` passed first (then `onDeadline` runs and `body` is left to finish). The

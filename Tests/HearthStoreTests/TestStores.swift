@@ -66,6 +66,19 @@ func connectPostgres(_ url: String) async throws -> PostgresAuthStore {
     try await PostgresAuthStore.connect(url: url, logger: testLogger, timeout: .seconds(60))
 }
 
+/// A SQLite store on a file of its own in the temporary directory while `body` runs (given the store and the file's
+/// path), then shut down and removed with its log and WAL index: for tests of what only the SQLite store does.
+func withSQLiteStore(_ body: (SQLiteAuthStore, String) async throws -> Void) async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(UUID()).sqlite").path
+    defer {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+    let store = try SQLiteAuthStore(path: path)
+    // Not shut down when `body` throws: a failed test may still hold the connections that closing would wait for.
+    try await body(store, path)
+    try await store.shutdown()
+}
+
 /// One throwaway database: a file in its own temporary directory, or a PostgreSQL database with a random name.
 struct TestDatabase {
     let backend: Backend
