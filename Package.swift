@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "HearthStoreTests",
             dependencies: [
-                "HearthCore", "HearthStore", "HearthSQLite", "HearthPostgres",
+                "HearthCore", "HearthStore", "HearthSQLite", "HearthPostgres", "HearthTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

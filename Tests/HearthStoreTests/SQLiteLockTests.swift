@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 @testable import HearthSQLite
@@ -13,7 +14,7 @@ struct SQLiteLockTests {
     @Test func anotherProcessFindsTheWALIndexInUse() async throws {
         try await withSQLiteStore { store, path in
             #expect(store.changeStamp() != nil)
-            let taken = try anotherProcessTakesTheWALIndex(path)
+            let taken = try await anotherProcessTakesTheWALIndex(path)
             #expect(!taken)
         }
     }
@@ -24,14 +25,14 @@ struct SQLiteLockTests {
         try await withSQLiteStore { store, path in
             #expect(store.stampConnection.readsWALIndexHeader)
             store.stampConnection.close()
-            let taken = try anotherProcessTakesTheWALIndex(path)
+            let taken = try await anotherProcessTakesTheWALIndex(path)
             #expect(!taken)
         }
     }
 
     /// Whether another process can lock SQLite's "DMS" byte of the `-shm` file (offset 128) exclusively: every
     /// process using the database holds it shared, and one that can take it takes itself for the only one.
-    private func anotherProcessTakesTheWALIndex(_ path: String) throws -> Bool {
+    private func anotherProcessTakesTheWALIndex(_ path: String) async throws -> Bool {
         let script = """
             import fcntl, os, sys
             fd = os.open(sys.argv[1], os.O_RDWR)
@@ -41,14 +42,8 @@ struct SQLiteLockTests {
             except OSError:
                 print("refused")
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, path + "-shm"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let answer = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return answer.trimmingCharacters(in: .whitespacesAndNewlines) == "taken"
+        let (status, output) = try await ChildProcess.run("python3", ["-c", script, path + "-shm"])
+        try #require(status == 0, "\(output)")
+        return output.trimmingCharacters(in: .whitespacesAndNewlines) == "taken"
     }
 }
