@@ -80,7 +80,11 @@ public struct WebhookEmailSender: EmailSender {
     /// confirmed; a receiver that answers with an error status has said it did not take it.
     static func mayHaveArrived(after error: any Error) -> Bool {
         switch error {
-        case is OutboundURLRefused, is NIOConnectionError, is NIOSSLError: return false
+        case is OutboundURLRefused, is NIOConnectionError, is NIOSSLExtraError: return false
+        case let error as NIOSSLError:
+            // Only a handshake that failed proves the request never went out; TLS can also fail after it did.
+            if case .handshakeFailed = error { return false }
+            return true
         case let error as HTTPClientError:
             let noConnection: [HTTPClientError] = [
                 .connectTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout,
