@@ -6,9 +6,9 @@ import Synchronization
 /// The change stamp of a PostgreSQL store: a generation that moves on every commit that changed a user, by this
 /// process or by any other server on the same database, so the engine's user cache can skip the store read.
 ///
-/// Other processes are heard through LISTEN on a connection of its own: triggers on `users` and `provider_links`
-/// (migration `v11_user_changes`) `NOTIFY hearth_users` in every transaction that changes them, and PostgreSQL
-/// delivers the notification after COMMIT. This process's own writes move the generation as soon as they return,
+/// Other processes are heard through LISTEN on a connection of its own, outside the pool: triggers on `users` and
+/// `provider_links` (migration `v11_user_changes`) `NOTIFY hearth_users` in every transaction that changes them, and
+/// PostgreSQL delivers the notification after COMMIT. This process's own writes move the generation as soon as they return,
 /// before the request that made them is answered. While the listening connection is not known to be alive (not yet
 /// listening, reconnecting, or no heartbeat answered within `staleAfter`), the stamp is nil and nothing is cached.
 final class UserChangeFeed: Sendable {
@@ -59,67 +59,104 @@ final class UserChangeFeed: Sendable {
         state.withLock { state in state.aliveAt = max(state.aliveAt, instant) }
     }
 
-    fileprivate func stopped() {
+    /// Whether it had been listening.
+    fileprivate func stopped() -> Bool {
         state.withLock { state in
-            state.listening = false
+            defer { state.listening = false }
             state.generation &+= 1
+            return state.listening
         }
     }
 
-    /// Listens on a pooled connection until cancelled, reconnecting after failures (with the pool's own back-off
-    /// while the database is down, plus a pause of its own).
-    func run(client: PostgresClient, logger: Logger) async {
+    /// Listens until cancelled, on a connection of its own outside the pool, reconnecting after failures with a
+    /// back-off of its own (a quarter second doubling to `maxBackOff`, reset once listening again).
+    ///
+    /// Every wait is bounded by closing that connection, which fails whatever awaits it: connecting has the
+    /// configuration's connect timeout, LISTEN and each heartbeat must be answered within `staleAfter`, and
+    /// cancellation closes the connection at once. (On a pooled connection the listener once hung for good after the
+    /// database refused connections for a while, beyond the reach of cancellation.)
+    func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
+        let backOff = Duration.milliseconds(250)
+        var pause = backOff
+        var attempt = 0
         while !Task.isCancelled {
+            attempt += 1
             do {
-                try await client.withConnection { connection in
-                    try await self.listen(on: connection, logger: logger)
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: attempt, logger: logger)
+                var ended: (any Error)?
+                do {
+                    try await withTaskCancellationHandler {
+                        try await listen(on: connection, logger: logger)
+                    } onCancel: {
+                        connection.closeNow()
+                    }
+                } catch {
+                    ended = error
                 }
+                // Closing a socket completes at once; it must be closed before the connection is released.
+                try? await connection.close()
+                if let ended { throw ended }
             } catch {
                 if !Task.isCancelled {
                     logger.debug("user-change listener stopped; caching paused", metadata: ["error": "\(error)"])
                 }
             }
-            stopped()
-            try? await Task.sleep(for: .milliseconds(250))
+            if stopped() { pause = backOff }
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, Self.maxBackOff)
         }
     }
 
+    static let maxBackOff = Duration.seconds(5)
+
+    /// Listens on `connection` until it fails or stops answering; the connection is closed on return.
     private func listen(on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.listen(on: Self.channel) { notifications in
-            listening()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await connection.listen(on: Self.channel) { notifications in
+                    self.listening()
                     for try await _ in notifications { self.changed() }
-                    throw CancellationError()
                 }
-                group.addTask {
-                    // A connection can die without the socket saying so (a partition): the stamp is given out only
-                    // while a query on this connection has been answered recently.
-                    while true {
-                        try await Task.sleep(for: self.heartbeat)
-                        let asked = ContinuousClock.now
-                        try await withThrowingTaskGroup(of: Bool.self) { heartbeat in
-                            heartbeat.addTask {
-                                _ = try await connection.query("SELECT 1", logger: logger).collect()
-                                return true
-                            }
-                            heartbeat.addTask {
-                                // Unanswered: close the connection, which fails the query and ends the listening.
-                                try await Task.sleep(for: self.staleAfter)
-                                try? await connection.close()
-                                return false
-                            }
-                            let answered = try await heartbeat.next() ?? false
-                            heartbeat.cancelAll()
-                            if !answered { throw HeartbeatUnanswered() }
+                throw CancellationError()
+            }
+            group.addTask {
+                // A connection can die without the socket saying so (a partition), and LISTEN itself may go
+                // unanswered: the stamp is given out only while a query queued behind it has been answered recently.
+                while true {
+                    try await Task.sleep(for: self.heartbeat)
+                    let asked = ContinuousClock.now
+                    try await withThrowingTaskGroup(of: Bool.self) { heartbeat in
+                        heartbeat.addTask {
+                            _ = try await connection.query("SELECT 1", logger: logger).collect()
+                            return true
                         }
-                        self.alive(at: asked)
+                        heartbeat.addTask {
+                            try await Task.sleep(for: self.staleAfter)
+                            return false
+                        }
+                        let answered = try await heartbeat.next() ?? false
+                        // Unanswered: closing the connection fails the query, which ends this group.
+                        if !answered { connection.closeNow() }
+                        heartbeat.cancelAll()
+                        if !answered { throw HeartbeatUnanswered() }
                     }
+                    self.alive(at: asked)
                 }
-                try await group.next()
+            }
+            defer {
+                connection.closeNow()
                 group.cancelAll()
             }
+            try await group.next()
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Closes without waiting: every query and listener waiting on the connection fails at once.
+    fileprivate func closeNow() {
+        let _: EventLoopFuture<Void> = close()
     }
 }
 

@@ -22,6 +22,8 @@ public struct PostgresUnreachable: Error, CustomStringConvertible {
 public final class PostgresAuthStore: AuthStore {
     public let description: String
     let client: PostgresClient
+    /// For the change-stamp listener's own connection.
+    let listenerConfiguration: PostgresConnection.Configuration
     let logger: Logger
     /// How long a request waits for a pooled connection before it is answered `StoreUnavailable`.
     let connectionWait: Duration
@@ -35,7 +37,7 @@ public final class PostgresAuthStore: AuthStore {
     /// The change stamp: moved by this process's user writes and by other servers' notifications.
     let changes = UserChangeFeed()
     /// Listens for other servers' user changes from `migrate()` until `shutdown()` cancels it.
-    private let listenTask = Mutex<Task<Void, Never>?>(nil)
+    let listenTask = Mutex<Task<Void, Never>?>(nil)
 
     /// Creates the store and starts its connection pool; connections open on first use.
     /// Call `migrate()` before use (or use `connect(url:logger:)`), and `shutdown()` when done.
@@ -44,6 +46,7 @@ public final class PostgresAuthStore: AuthStore {
         let parsed = try PostgresConnectionURL(url)
         let client = PostgresClient(configuration: parsed.configuration, backgroundLogger: logger)
         self.client = client
+        listenerConfiguration = parsed.connectionConfiguration
         self.logger = logger
         self.connectionWait = connectionWait
         leaseWatch = LeaseWatch(wait: connectionWait)
@@ -99,13 +102,14 @@ public final class PostgresAuthStore: AuthStore {
         // Once the pool runs and the triggers exist: until then the change stamp stays nil.
         listenTask.withLock { task in
             guard task == nil else { return }
-            task = Task { [changes, client, logger] in await changes.run(client: client, logger: logger) }
+            task = Task { [changes, listenerConfiguration, logger] in
+                await changes.run(configuration: listenerConfiguration, logger: logger)
+            }
         }
     }
 
-    /// Closes every connection. Further calls fail. Bounded: a listener still waiting on a connection the database
-    /// dropped (seen once under load, after `pg_terminate_backend`) must not hold a server's shutdown, nor a pool
-    /// waiting for that listener's lease; after `shutdownWait` each is left to end with the process.
+    /// Closes every connection. Further calls fail. Bounded: should the listener or the pool not end (neither is
+    /// known to), a server's shutdown does not wait for them beyond `shutdownWait`; they end with the process.
     public func shutdown() async throws {
         if let listening = listenTask.withLock({ $0 }) {
             listening.cancel()

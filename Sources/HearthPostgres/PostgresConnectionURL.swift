@@ -10,6 +10,8 @@ import PostgresNIO
 public struct PostgresConnectionURL: Sendable {
     /// Host, port, credentials, database and TLS as the URL gives them; pool options keep their defaults.
     public var configuration: PostgresClient.Configuration
+    /// The same for one connection outside the pool (the change-stamp listener's).
+    var connectionConfiguration: PostgresConnection.Configuration
     /// The URL without user name and password, for logs.
     public var redacted: String
 
@@ -38,23 +40,32 @@ public struct PostgresConnectionURL: Sendable {
 
         configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: url.password,
-            database: database.isEmpty ? nil : database, tls: tls)
+            database: database.isEmpty ? nil : database, tls: tls.pool)
+        connectionConfiguration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: url.password,
+            database: database.isEmpty ? nil : database, tls: tls.connection)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         redacted = "postgres://\(shownHost):\(port)/\(database)"
     }
 
-    static func tls(sslMode: String) throws -> PostgresClient.Configuration.TLS {
-        func verifying(_ verification: CertificateVerification) -> TLSConfiguration {
+    /// The pool's TLS setting and the same for a single connection (which wants a built context).
+    static func tls(sslMode: String) throws -> (
+        pool: PostgresClient.Configuration.TLS, connection: PostgresConnection.Configuration.TLS
+    ) {
+        func tls(_ verification: CertificateVerification, required: Bool) throws -> (
+            pool: PostgresClient.Configuration.TLS, connection: PostgresConnection.Configuration.TLS
+        ) {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = verification
-            return tls
+            let context = try NIOSSLContext(configuration: tls)
+            return required ? (.require(tls), .require(context)) : (.prefer(tls), .prefer(context))
         }
         switch sslMode {
-        case "disable": return .disable
-        case "allow", "prefer": return .prefer(verifying(.none))
-        case "require": return .require(verifying(.none))
-        case "verify-ca": return .require(verifying(.noHostnameVerification))
-        case "verify-full": return .require(verifying(.fullVerification))
+        case "disable": return (.disable, .disable)
+        case "allow", "prefer": return try tls(.none, required: false)
+        case "require": return try tls(.none, required: true)
+        case "verify-ca": return try tls(.noHostnameVerification, required: true)
+        case "verify-full": return try tls(.fullVerification, required: true)
         default:
             throw PostgresURLError(
                 "unknown sslmode '\(sslMode)'; use disable, allow, prefer, require, verify-ca or verify-full")

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthStore
+import HearthTestSupport
 import PostgresNIO
 import Synchronization
 import Testing
@@ -305,22 +306,114 @@ struct PostgresStoreTests {
                 try await TestDatabase.withAdminClient { admin in
                     try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
                 }
-                // A known defect, not slowness: under the full suite's load the listener has twice in a row (CI,
-                // 2026-11-28) not listened again at all, even after every other test had ended, and the store's
-                // shutdown then logged that the listener did not stop, so it hangs where cancellation does not reach
-                // (not found yet; the stop's closing note says what was ruled out). It passes alone and beside CPU
-                // burners. Recorded as a known issue until it is found, so the rest of the suite can land; the wait
-                // stays wide since a reconnection that merely backs off (up to a minute a try) must still pass.
-                await withKnownIssue(
-                    "the change-stamp listener may never listen again after a refused reconnection",
-                    isIntermittent: true
-                ) {
-                    _ = try await eventually(within: .seconds(300)) { store.changeStamp() != nil }
-                    #expect(try #require(store.changeStamp()) != before)
-                }
+                // The listener backs off at most 5 s between attempts; the wide bound is for a loaded machine.
+                _ = try await eventually(within: .seconds(120)) { store.changeStamp() != nil }
+                #expect(try #require(store.changeStamp()) != before)
             }
             try await store.shutdown()
             try outcome.get()
         }
     }
+
+    /// A listener reconnecting to a database that refuses it still ends when the store shuts down: a server's
+    /// shutdown must not wait on it (it once hung there, on a pooled connection).
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
+    func aListenerLockedOutStopsAtShutdown() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await connectPostgres(database.location)
+            let name = String(try #require(URLComponents(string: database.location)).path.dropFirst())
+            let outcome = await catching {
+                _ = try await eventually(within: .seconds(30)) { store.changeStamp() != nil }
+                try await TestDatabase.withAdminClient { admin in
+                    try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS false")
+                    try await admin.query(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)")
+                }
+                _ = try await eventually(within: .seconds(30)) { store.changeStamp() == nil }
+                // Let it fail a few reconnections first.
+                try await Task.sleep(for: .seconds(1))
+            }
+            let listener = try #require(store.listenTask.withLock { $0 })
+            try await store.shutdown()
+            #expect(await PostgresAuthStore.finishes(listener, within: .seconds(5)))
+            try await TestDatabase.withAdminClient { admin in
+                try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
+            }
+            try outcome.get()
+        }
+    }
+
+    /// A database that falls silent (a partition: sockets open, nothing answered, new connections never completing)
+    /// stops caching within the heartbeat's bound; once it answers again the listener is back with a new stamp.
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
+    func aDatabaseFallingSilentStopsCachingUntilItAnswersAgain() async throws {
+        try await withTestDatabase(.postgres) { database in
+            var url = try #require(URLComponents(string: database.location))
+            let proxy = try ChildProcess(
+                "python3", ["-c", Self.freezingProxy, url.host ?? "127.0.0.1", String(url.port ?? 5432)])
+            let outcome = await catching {
+                url.port = try #require(
+                    await proxy.waitForOutput(timeout: .seconds(30)) { (text: String) -> Int? in
+                        text.hasSuffix("\n") ? Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+                    })
+                let store = try await connectPostgres(try #require(url.string))
+                let outcome = await catching {
+                    _ = try await eventually(within: .seconds(30)) { store.changeStamp() != nil }
+                    let before = try #require(store.changeStamp())
+                    proxy.signal(SIGUSR1)
+                    _ = try await eventually(within: .seconds(30)) { store.changeStamp() == nil }
+                    // Still silent: a new connection cannot get through, so nothing is cached.
+                    try await Task.sleep(for: .seconds(2))
+                    #expect(store.changeStamp() == nil)
+                    proxy.signal(SIGUSR2)
+                    _ = try await eventually(within: .seconds(120)) { store.changeStamp() != nil }
+                    #expect(try #require(store.changeStamp()) != before)
+                }
+                try await store.shutdown()
+                try outcome.get()
+            }
+            proxy.signal(SIGKILL)
+            _ = try await proxy.waitForExit()
+            try outcome.get()
+        }
+    }
+
+    /// A TCP relay on loopback that prints its port; SIGUSR1 makes it hold every byte and every new connection (a
+    /// silent network), SIGUSR2 lets them through again.
+    static let freezingProxy = """
+        import signal, socket, sys, threading, time
+        silent = threading.Event()
+        signal.signal(signal.SIGUSR1, lambda *_: silent.set())
+        signal.signal(signal.SIGUSR2, lambda *_: silent.clear())
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1, signal.SIGUSR2})  # the test runner blocks them
+        def wait():
+            while silent.is_set():
+                time.sleep(0.02)
+        def relay(source, target):
+            try:
+                while data := source.recv(65536):
+                    wait()
+                    target.sendall(data)
+            except OSError:
+                pass
+            for end in (source, target):
+                try:
+                    end.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        def serve(client):
+            wait()
+            try:
+                upstream = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+            except OSError:
+                client.close()
+                return
+            threading.Thread(target=relay, args=(client, upstream), daemon=True).start()
+            threading.Thread(target=relay, args=(upstream, client), daemon=True).start()
+        server = socket.create_server(("127.0.0.1", 0))
+        print(server.getsockname()[1], flush=True)
+        while True:
+            client, _ = server.accept()
+            threading.Thread(target=serve, args=(client,), daemon=True).start()
+        """
 }
