@@ -10,9 +10,13 @@ public enum OutboundHTTP {
     /// Shared for the life of the process, like `HTTPClient.shared`, with redirects disallowed.
     public static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 
+    /// A refused connection fails the call at once rather than being retried until the call's deadline: a webhook
+    /// or blocking function that is down answers its 503 (or the provider's error) in milliseconds, not after
+    /// holding the request for the whole timeout.
     public static var configuration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration.singletonConfiguration
         configuration.redirectConfiguration = .disallow
+        configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
 }
