@@ -126,21 +126,16 @@ final class UserChangeFeed: Sendable {
                 while true {
                     try await Task.sleep(for: self.heartbeat)
                     let asked = ContinuousClock.now
-                    try await withThrowingTaskGroup(of: Bool.self) { heartbeat in
-                        heartbeat.addTask {
-                            _ = try await connection.query("SELECT 1", logger: logger).collect()
-                            return true
-                        }
-                        heartbeat.addTask {
-                            try await Task.sleep(for: self.staleAfter)
-                            return false
-                        }
-                        let answered = try await heartbeat.next() ?? false
-                        // Unanswered: closing the connection fails the query, which ends this group.
-                        if !answered { connection.closeNow() }
-                        heartbeat.cancelAll()
-                        if !answered { throw HeartbeatUnanswered() }
-                    }
+                    let answered =
+                        await waitAtMost(self.staleAfter) {
+                            // A query written to a connection that has closed would never end: not awaited beyond
+                            // the bound, and not started on a connection known to be closed.
+                            guard !connection.isClosed else { return false }
+                            return (try? await connection.query("SELECT 1", logger: logger).collect()) != nil
+                        } ?? false
+                    try Task.checkCancellation()
+                    // Unanswered: the group's end closes the connection.
+                    guard answered else { throw HeartbeatUnanswered() }
                     self.alive(at: asked)
                 }
             }

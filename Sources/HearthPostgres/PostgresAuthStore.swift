@@ -125,27 +125,9 @@ public final class PostgresAuthStore: AuthStore {
 
     static let shutdownWait: Duration = .seconds(5)
 
-    /// Whether `task` ends within `limit`. Awaiting a task's value ignores cancellation, so the wait races a timer
-    /// outside structured concurrency, which would otherwise wait for both.
+    /// Whether `task` ends within `limit` (awaiting a task's value ignores cancellation and time).
     static func finishes(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
-        final class Once: Sendable {
-            let done = Mutex(false)
-            func first() -> Bool { done.withLock { done in defer { done = true }; return !done } }
-        }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let once = Once()
-            let resume = { @Sendable (finished: Bool) in
-                if once.first() { continuation.resume(returning: finished) }
-            }
-            Task {
-                await task.value
-                resume(true)
-            }
-            Task {
-                try? await Task.sleep(for: limit)
-                resume(false)
-            }
-        }
+        await waitAtMost(limit) { await task.value } != nil
     }
 
     /// The change stamp (`UserChangeFeed`): nil while this store might miss another server's user changes.
@@ -182,13 +164,19 @@ extension PostgresAuthStore {
     ) async throws -> Result {
         defer { changes.changed() }
         return try await leasing(bounded: bounded) { [logger] connection in
+            // Not PostgresNIO's `withTransaction`: after a statement failed because the connection was lost, its
+            // ROLLBACK would be written to the closed connection and never end, holding the request and the lease.
+            let transaction = Transaction(connection: connection, logger: logger)
+            try await transaction.run("BEGIN")
+            let value: Result
             do {
-                return try await connection.withTransaction(logger: logger) { connection in
-                    try await body(Transaction(connection: connection, logger: logger))
-                }
-            } catch let error as PostgresTransactionError {
-                throw error.closureError ?? error.commitError ?? error.beginError ?? error
+                value = try await body(transaction)
+            } catch {
+                _ = try? await transaction.run("ROLLBACK")
+                throw error
             }
+            try await transaction.run("COMMIT")
+            return value
         }
     }
 
@@ -197,9 +185,12 @@ extension PostgresAuthStore {
         let connection: PostgresConnection
         let logger: Logger
 
+        /// Refused once the connection has closed: PostgresNIO neither answers nor fails a statement written to a
+        /// closed connection (`waitAtMost`).
         @discardableResult
         func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
-            try await connection.query(query, logger: logger).collect()
+            guard !connection.isClosed else { throw StoreUnavailable("the connection to PostgreSQL closed") }
+            return try await connection.query(query, logger: logger).collect()
         }
     }
 
@@ -212,9 +203,19 @@ extension PostgresAuthStore {
         let lease = LeaseDeadline()
         // Its own task, so that the deadline can cancel the wait without waiting for it.
         let leased = Task { [client] in
-            try await client.withConnection { connection in
-                guard lease.begin() else { throw CancellationError() }
-                return try await body(connection)
+            while true {
+                do {
+                    return try await client.withConnection { connection in
+                        // The pool can hand out a connection that has just closed (the database ended it); a
+                        // statement written to it would never end, since PostgresNIO neither answers nor fails it.
+                        guard !connection.isClosed else { throw ClosedConnectionLeased() }
+                        guard lease.begin() else { throw CancellationError() }
+                        return try await body(connection)
+                    }
+                } catch is ClosedConnectionLeased {
+                    // The pool notices the close a moment later; until then, and within the lease's deadline, again.
+                    try await Task.sleep(for: .milliseconds(5))
+                }
             }
         }
         let watched = bounded ? leaseWatch.watch { if lease.expire() { leased.cancel() } } : nil
@@ -270,3 +271,6 @@ extension PostgresAuthStore {
         try cell.decode(Int64?.self).map(Date.init(millisecondsSince1970:))
     }
 }
+
+/// The pool handed out a connection that had already closed.
+struct ClosedConnectionLeased: Error {}

@@ -315,6 +315,43 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Why the listener never awaits its heartbeat unbounded: PostgresNIO neither answers nor fails a query written to
+    /// a connection that has closed (the store's listener hung so for good after `pg_terminate_backend`, in CI).
+    /// `waitAtMost` gives up on it; should a PostgresNIO release fail such a query instead, this test says so.
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    func aQueryOnAClosedConnectionNeverEndsButIsNotAwaitedForGood() async throws {
+        let url = try PostgresConnectionURL(try #require(Backend.postgresURL))
+        let connection = try await PostgresConnection.connect(
+            configuration: url.connectionConfiguration, id: 1, logger: testLogger)
+        try await connection.close()
+        let ended = await waitAtMost(.seconds(2)) {
+            (try? await connection.query("SELECT 1", logger: testLogger).collect()) != nil
+        }
+        #expect(ended == nil, "the query ended (\(String(describing: ended))): PostgresNIO now fails it")
+    }
+
+    /// A transaction whose connection is lost mid-way fails as unavailable, and the store serves on: its ROLLBACK is
+    /// not written to the closed connection, where it would never end (holding the request and a pooled connection).
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(1)))
+    func aTransactionThatLosesItsConnectionFailsAndTheStoreServesOn() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await connectPostgres(database.location)
+            let outcome = await catching {
+                for _ in 0..<3 {
+                    await #expect(throws: StoreUnavailable.self) {
+                        try await store.transaction { db in
+                            try await db.run("SELECT pg_terminate_backend(pg_backend_pid())")
+                        }
+                    }
+                }
+                let rows = try await store.query("SELECT 1")
+                #expect(rows.count == 1)
+            }
+            try await store.shutdown()
+            try outcome.get()
+        }
+    }
+
     /// A listener reconnecting to a database that refuses it still ends when the store shuts down: a server's
     /// shutdown must not wait on it (it once hung there, on a pooled connection).
     @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
