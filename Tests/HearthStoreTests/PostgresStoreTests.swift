@@ -318,7 +318,7 @@ struct PostgresStoreTests {
     /// Why the listener never awaits its heartbeat unbounded: PostgresNIO neither answers nor fails a query written to
     /// a connection that has closed (the store's listener hung so for good after `pg_terminate_backend`, in CI).
     /// `waitAtMost` gives up on it; should a PostgresNIO release fail such a query instead, this test says so.
-    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(2)))
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
     func aQueryOnAClosedConnectionNeverEndsButIsNotAwaitedForGood() async throws {
         let url = try PostgresConnectionURL(try #require(Backend.postgresURL))
         let connection = try await PostgresConnection.connect(
@@ -332,7 +332,7 @@ struct PostgresStoreTests {
 
     /// A transaction whose connection is lost mid-way fails as unavailable, and the store serves on: its ROLLBACK is
     /// not written to the closed connection, where it would never end (holding the request and a pooled connection).
-    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(1)))
+    @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
     func aTransactionThatLosesItsConnectionFailsAndTheStoreServesOn() async throws {
         try await withTestDatabase(.postgres) { database in
             let store = try await connectPostgres(database.location)
