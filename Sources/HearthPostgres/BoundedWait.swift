@@ -1,3 +1,5 @@
+import HearthStore
+import PostgresNIO
 import Synchronization
 
 /// Waits for `operation`, run in a task of its own, for at most `limit` and only while the caller is not cancelled;
@@ -48,5 +50,89 @@ private final class FirstOutcome<T: Sendable>: Sendable {
             return state.outcome
         }
         if let settled { continuation.resume(returning: settled) }
+    }
+}
+
+/// Ends the waits on pooled connections when a connection closes. A statement written to a connection just as it
+/// closed is never answered nor failed by PostgresNIO (NIO drops the write once the pipeline is torn down), so every
+/// lease's work runs in a task of its own that the caller stops waiting for once its connection has closed; the
+/// pool gets the closed connection back and the abandoned task ends with the process. One watcher per connection,
+/// with one callback on its close future (a callback per statement would pile up on a long-lived connection).
+final class ConnectionCloseWatch: Sendable {
+    private let watchers = Mutex<[PostgresConnection.ID: Watcher]>([:])
+
+    /// Runs `body`, but gives up on it with `StoreUnavailable` once `connection` has closed.
+    func untilClosed<T: Sendable>(
+        _ connection: PostgresConnection, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let outcome = FirstOutcome<Result<T, any Error>>()
+        let closed: @Sendable () -> Void = {
+            outcome.settle(.failure(StoreUnavailable("the connection to PostgreSQL closed")))
+        }
+        let (watcher, key) = watch(connection, closed)
+        defer { watcher.forget(key) }
+        let worker = Task {
+            do { outcome.settle(.success(try await body())) } catch { outcome.settle(.failure(error)) }
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { outcome.await($0) }
+        } onCancel: {
+            worker.cancel()
+        }
+        // Always settled with a result: nothing here settles nil.
+        return try result!.get()
+    }
+
+    private func watch(_ connection: PostgresConnection, _ closed: @escaping @Sendable () -> Void) -> (Watcher, Int) {
+        let id = connection.id
+        let (watcher, isNew) = watchers.withLock { watchers in
+            if let watcher = watchers[id] { return (watcher, false) }
+            let watcher = Watcher()
+            watchers[id] = watcher
+            return (watcher, true)
+        }
+        if isNew {
+            connection.closeFuture.whenComplete { _ in
+                self.watchers.withLock { watchers in
+                    if watchers[id] === watcher { watchers[id] = nil }
+                }
+                watcher.close()
+            }
+        }
+        return (watcher, watcher.add(closed))
+    }
+
+    private final class Watcher: Sendable {
+        private struct State {
+            var closed = false
+            var next = 0
+            var waiting: [Int: @Sendable () -> Void] = [:]
+        }
+
+        private let state = Mutex(State())
+
+        /// Registers `closed`, called once the connection has closed (at once if it already has).
+        func add(_ closed: @escaping @Sendable () -> Void) -> Int {
+            let (key, isClosed) = state.withLock { state in
+                state.next += 1
+                if !state.closed { state.waiting[state.next] = closed }
+                return (state.next, state.closed)
+            }
+            if isClosed { closed() }
+            return key
+        }
+
+        func forget(_ key: Int) {
+            _ = state.withLock { $0.waiting.removeValue(forKey: key) }
+        }
+
+        func close() {
+            let waiting = state.withLock { state in
+                state.closed = true
+                defer { state.waiting = [:] }
+                return Array(state.waiting.values)
+            }
+            for closed in waiting { closed() }
+        }
     }
 }

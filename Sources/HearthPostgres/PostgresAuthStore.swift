@@ -29,6 +29,8 @@ public final class PostgresAuthStore: AuthStore {
     let connectionWait: Duration
     /// Ends the leases that waited `connectionWait` for a connection.
     let leaseWatch: LeaseWatch
+    /// Ends the waits on a leased connection once it has closed.
+    let closeWatch = ConnectionCloseWatch()
     /// Refresh rotations waiting for the next batch (`PostgresAuthStore+Sessions.swift`).
     let rotations = GroupCommitQueue<RefreshRotation, RefreshRotationOutcome>(
         separating: { AnyHashable($0.presentedHash) })
@@ -202,7 +204,7 @@ extension PostgresAuthStore {
     ) async throws -> Result {
         let lease = LeaseDeadline()
         // Its own task, so that the deadline can cancel the wait without waiting for it.
-        let leased = Task { [client] in
+        let leased = Task { [client, closeWatch] in
             while true {
                 do {
                     return try await client.withConnection { connection in
@@ -210,7 +212,7 @@ extension PostgresAuthStore {
                         // statement written to it would never end, since PostgresNIO neither answers nor fails it.
                         guard !connection.isClosed else { throw ClosedConnectionLeased() }
                         guard lease.begin() else { throw CancellationError() }
-                        return try await body(connection)
+                        return try await closeWatch.untilClosed(connection) { try await body(connection) }
                     }
                 } catch is ClosedConnectionLeased {
                     // The pool notices the close a moment later; until then, and within the lease's deadline, again.

@@ -24,6 +24,8 @@ struct TestCluster {
     /// `pg_ctl stop -m mode`: `fast` ends every session (57P01 to each), `immediate` is a crash.
     func stop(_ mode: String) async throws { _ = try await Self.run(["stop", directory, mode]) }
     func start() async throws { _ = try await Self.run(["start", directory]) }
+    /// Ends every client's connection, as an operator's `pg_terminate_backend` or a failover does.
+    func terminateConnections() async throws { _ = try await Self.run(["terminate", directory]) }
     /// Blocking, for `defer`.
     func destroy() { _ = try? ChildProcess.runBlocking(Self.script!, ["destroy", directory]) }
 
@@ -83,6 +85,8 @@ struct SharedDatabase {
 struct Answer: Sendable {
     let status: Int
     let body: JSONValue
+    /// "200", or the status and the error code ("503 UNAVAILABLE").
+    var outcome: String { status == 200 ? "200" : "\(status) \(errorCode ?? "-")" }
     var errorCode: String? {
         body["error"]?["message"]?.stringValue.map { String($0.prefix { $0 != " " }) }
     }
@@ -329,10 +333,7 @@ struct SharedPostgresTests {
                                 {
                                     answers.append(refreshed)
                                 }
-                                let outcomes = answers.map {
-                                    $0.status == 200 ? "200" : "\($0.status) \($0.errorCode ?? "-")"
-                                }
-                                seen.list.withLock { $0 += outcomes }
+                                seen.list.withLock { $0 += answers.map(\.outcome) }
                             }
                         }
                     }
@@ -373,6 +374,67 @@ struct SharedPostgresTests {
             // Every answer was a success or a clear 503, never a 500.
             let outcomes = seen.list.withLock { $0 }
             #expect(outcomes.allSatisfy { $0 == "200" || $0 == "503 UNAVAILABLE" }, "\(Set(outcomes))")
+        }
+    }
+
+    /// The database ends every connection, again and again, under traffic on both servers: no request hangs (each is
+    /// answered 200 or a clear 503 within its 20-s timeout), both serve on, and each stops at once on SIGTERM. A
+    /// statement written to a connection that had just closed used to hang its request, its pooled connection and
+    /// the server's shutdown (PostgresNIO neither answers nor fails it).
+    @Test func connectionsEndedUnderTrafficHangNoRequestAndNoShutdown() async throws {
+        try await withTwoServers { database, a, portA, b, portB in
+            let seen = Outcomes()
+            let stop = Flag()
+            // Not cancelled but stopped by the flag: a hung request must run into its timeout and be counted.
+            let traffic = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for port in Array(repeating: [portA, portB], count: 6).joined() {
+                        group.addTask {
+                            while !stop.isSet {
+                                var answers: [String] = []
+                                do {
+                                    let signUp = try await post(
+                                        port, "/v1/accounts:signUp", ["returnSecureToken": true], timeout: 20)
+                                    answers.append(signUp.outcome)
+                                    if let token = signUp.body["refreshToken"]?.stringValue {
+                                        answers.append(
+                                            try await post(
+                                                port, "/v1/token",
+                                                ["grant_type": "refresh_token", "refresh_token": .string(token)],
+                                                timeout: 20
+                                            ).outcome)
+                                    }
+                                } catch {
+                                    answers.append("no answer: \(error)")
+                                }
+                                seen.list.withLock { $0 += answers }
+                            }
+                        }
+                    }
+                }
+            }
+            for _ in 0..<12 {
+                try await database.cluster.terminateConnections()
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            stop.set()
+            await traffic.value
+
+            let outcomes = seen.list.withLock { $0 }
+            #expect(outcomes.count >= 24, "\(outcomes.count) answers")
+            #expect(outcomes.allSatisfy { $0 == "200" || $0 == "503 UNAVAILABLE" }, "\(Set(outcomes))")
+            for port in [portA, portB] {
+                var answer = try await post(port, "/v1/accounts:signUp", ["returnSecureToken": true])
+                for _ in 0..<100 where answer.status != 200 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    answer = try await post(port, "/v1/accounts:signUp", ["returnSecureToken": true])
+                }
+                #expect(answer.status == 200, "server on port \(port) after the terminations: \(answer.body)")
+            }
+            for server in [a, b] {
+                server.signal(SIGTERM)
+                #expect(try await server.child.waitForExit(timeout: .seconds(20)) == 0)
+            }
         }
     }
 }
