@@ -26,7 +26,7 @@ func waitAtMost<T: Sendable>(_ limit: Duration, for operation: @escaping @Sendab
 
 /// The first of several outcomes, handed to one waiting continuation whether it starts waiting before or after.
 private final class FirstOutcome<T: Sendable>: Sendable {
-    private struct State: @unchecked Sendable {
+    private struct State {
         var waiting: CheckedContinuation<T?, Never>?
         /// nil until settled; then the outcome (itself nil for "none").
         var outcome: T??

@@ -71,10 +71,10 @@ final class UserChangeFeed: Sendable {
     /// Listens until cancelled, on a connection of its own outside the pool, reconnecting after failures with a
     /// back-off of its own (a quarter second doubling to `maxBackOff`, reset once listening again).
     ///
-    /// Every wait is bounded by closing that connection, which fails whatever awaits it: connecting has the
-    /// configuration's connect timeout, LISTEN and each heartbeat must be answered within `staleAfter`, and
-    /// cancellation closes the connection at once. (On a pooled connection the listener once hung for good after the
-    /// database refused connections for a while, beyond the reach of cancellation.)
+    /// Every wait is bounded: connecting by the configuration's connect timeout; LISTEN and each heartbeat must be
+    /// answered within `staleAfter`, or the connection is closed, which fails what waits on it; the heartbeat itself
+    /// is waited for through `waitAtMost`, since a query written to a connection that has just closed never ends
+    /// (the listener once hung for good so, beyond cancellation); cancellation closes the connection at once.
     func run(configuration: PostgresConnection.Configuration, logger: Logger) async {
         let backOff = Duration.milliseconds(250)
         var pause = backOff

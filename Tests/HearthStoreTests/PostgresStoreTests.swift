@@ -285,6 +285,17 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Makes `database` refuse new connections and ends those it has (`allowed: false`), or accept them again.
+    static func connections(to database: TestDatabase, allowed: Bool) async throws {
+        let name = String(try #require(URLComponents(string: database.location)).path.dropFirst())
+        try await TestDatabase.withAdminClient { admin in
+            try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS \(unescaped: String(allowed))")
+            if !allowed {
+                try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)")
+            }
+        }
+    }
+
     /// While the listening connection is gone the stamp is nil (nothing is cached); once listening again it comes
     /// back as a stamp never given out before, so entries cached before the gap are never used.
     @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(10)))
@@ -297,15 +308,9 @@ struct PostgresStoreTests {
                 // The database refuses new connections until the gap has been seen: otherwise the listener may be
                 // back within the quarter second it pauses, and a test task scheduled late under the full suite's
                 // load never sees the nil (it failed so in CI).
-                let name = String(try #require(URLComponents(string: database.location)).path.dropFirst())
-                try await TestDatabase.withAdminClient { admin in
-                    try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS false")
-                    try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)")
-                }
+                try await Self.connections(to: database, allowed: false)
                 _ = try await eventually(within: .seconds(30)) { store.changeStamp() == nil }
-                try await TestDatabase.withAdminClient { admin in
-                    try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
-                }
+                try await Self.connections(to: database, allowed: true)
                 // The listener backs off at most 5 s between attempts; the wide bound is for a loaded machine.
                 _ = try await eventually(within: .seconds(120)) { store.changeStamp() != nil }
                 #expect(try #require(store.changeStamp()) != before)
@@ -353,19 +358,14 @@ struct PostgresStoreTests {
     }
 
     /// A listener reconnecting to a database that refuses it still ends when the store shuts down: a server's
-    /// shutdown must not wait on it (it once hung there, on a pooled connection).
+    /// shutdown must not wait on it (it once hung for good on a heartbeat written to a connection that had closed).
     @Test(.enabled(if: Backend.postgresURL != nil), .timeLimit(.minutes(5)))
     func aListenerLockedOutStopsAtShutdown() async throws {
         try await withTestDatabase(.postgres) { database in
             let store = try await connectPostgres(database.location)
-            let name = String(try #require(URLComponents(string: database.location)).path.dropFirst())
             let outcome = await catching {
                 _ = try await eventually(within: .seconds(30)) { store.changeStamp() != nil }
-                try await TestDatabase.withAdminClient { admin in
-                    try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS false")
-                    try await admin.query(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name)")
-                }
+                try await Self.connections(to: database, allowed: false)
                 _ = try await eventually(within: .seconds(30)) { store.changeStamp() == nil }
                 // Let it fail a few reconnections first.
                 try await Task.sleep(for: .seconds(1))
@@ -373,9 +373,7 @@ struct PostgresStoreTests {
             let listener = try #require(store.listenTask.withLock { $0 })
             try await store.shutdown()
             #expect(await PostgresAuthStore.finishes(listener, within: .seconds(5)))
-            try await TestDatabase.withAdminClient { admin in
-                try await admin.query("ALTER DATABASE \(unescaped: name) ALLOW_CONNECTIONS true")
-            }
+            try await Self.connections(to: database, allowed: true)
             try outcome.get()
         }
     }
