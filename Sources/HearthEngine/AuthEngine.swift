@@ -181,8 +181,10 @@ public final class AuthEngine: Sendable {
             id: random.timeOrderedID(randomBytes: 12), projectID: user.projectID, uid: user.uid, authTime: now,
             signInProvider: provider, createdAt: now, extraClaims: extraClaims, secondFactor: secondFactor,
             ipPrefix: SessionClient.prefix(of: origin.clientIP), userAgent: SessionClient.userAgent(origin.userAgent))
+        let firstToken = RefreshTokenKey(familyID: family.id, generation: 0)
         return PendingSession(
-            user: user, family: family, refreshToken: RefreshTokenCodec.generate(random: random), signIn: signIn)
+            user: user, family: family, refreshToken: RefreshTokenCodec.generate(random: random, key: firstToken),
+            signIn: signIn)
     }
 
     /// A stored session's sign-in counted and recorded, and its first ID token. A SAML sign-in's attribute

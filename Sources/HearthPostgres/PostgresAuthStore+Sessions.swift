@@ -22,9 +22,19 @@ extension PostgresAuthStore {
             """)
         try await db.run(
             """
-            INSERT INTO refresh_tokens (hash, family_id, issued_at)
-            VALUES (\(Data(tokenHash)), \(family.id), \(family.createdAt.millisecondsSince1970))
+            INSERT INTO refresh_tokens (family_id, generation, hash, issued_at)
+            VALUES (\(family.id), 0, \(Data(tokenHash)), \(family.createdAt.millisecondsSince1970))
             """)
+    }
+
+    public func refreshTokenKey(legacyHash: [UInt8]) async throws -> RefreshTokenKey? {
+        try await query("SELECT family_id, generation FROM legacy_refresh_tokens WHERE hash = \(Data(legacyHash))")
+            .first.map { row in
+                let row = row.makeRandomAccess()
+                return RefreshTokenKey(
+                    familyID: try row["family_id"].decode(String.self),
+                    generation: try row["generation"].decode(Int64.self))
+            }
     }
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
@@ -85,6 +95,13 @@ extension PostgresAuthStore {
                 """
             ).count
             try await db.run("DELETE FROM refresh_families WHERE revoked_at < \(ms)")
+            // The hashes of `hrt1_` tokens whose rows are gone.
+            try await db.run(
+                """
+                DELETE FROM legacy_refresh_tokens l
+                WHERE NOT EXISTS (
+                  SELECT 1 FROM refresh_tokens t WHERE t.family_id = l.family_id AND t.generation = l.generation)
+                """)
             return rotated + orphaned
         }
     }
@@ -134,7 +151,7 @@ extension PostgresAuthStore {
 /// tokens; batched, those fixed costs are shared. One batch is written at a time; what arrives meanwhile is the next
 /// batch. Two uses of one token never share a batch (the later waits for the next), so they are applied one after
 /// the other, as they would be in two transactions. Another server's batch may hold the same tokens at once: the
-/// row locks order the two (the later sees the first's commit), and both lock in hash order, so they cannot
+/// row locks order the two (the later sees the first's commit), and both lock in key order, so they cannot
 /// deadlock over them.
 extension PostgresAuthStore {
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {

@@ -33,7 +33,7 @@ public final class PostgresAuthStore: AuthStore {
     let closeWatch = ConnectionCloseWatch()
     /// Refresh rotations waiting for the next batch (`PostgresAuthStore+Sessions.swift`).
     let rotations = GroupCommitQueue<RefreshRotation, RefreshRotationOutcome>(
-        separating: { AnyHashable($0.presentedHash) })
+        separating: { AnyHashable($0.presented) })
     /// Runs the client's connection pool until `shutdown()` cancels it.
     private let runTask: Task<Void, Never>
     /// The change stamp: moved by this process's user writes and by other servers' notifications.

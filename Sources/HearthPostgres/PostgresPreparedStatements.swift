@@ -22,7 +22,7 @@ extension PostgresAuthStore {
 }
 
 /// The refresh rotations of one batch (`PostgresAuthStore+Sessions`) in one statement, one round trip and one
-/// transaction. `presented` locks each presented token's row, in hash order so that two batches cannot deadlock, and
+/// transaction. `presented` locks each presented token's row, in key order so that two batches cannot deadlock, and
 /// concurrent uses of one token from other servers queue there; each later one gets the row as the earlier one
 /// committed it (READ COMMITTED re-reads a locked row), sees `rotated_at` and the sealed successor, and writes
 /// nothing. `presented` also takes the rotation rule's decision for each input row (`ord`, its place in the batch) on
@@ -37,7 +37,7 @@ extension PostgresAuthStore {
 struct RotateRefreshTokens: PostgresPreparedStatement {
     typealias Row = PostgresRow
     // A new name whenever the SQL changes: a connection keeps what it prepared under a name.
-    static let name = "hearth_rotate_refresh_tokens_3"
+    static let name = "hearth_rotate_refresh_tokens_4"
 
     /// `RefreshRotation.decision(for:)` on a locked row (`i` the input, `t` the token, `f` its family); a token that
     /// is not found has no row, which is the rule's `unknown`.
@@ -55,14 +55,16 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
     static let sql = """
         WITH input AS (
           SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::bytea[], $7::bool[],
-            $8::bytea[], $9::int8[])
-            WITH ORDINALITY AS i(hash, project_id, prefix, prefix_end, now, sealed, rotate, successor, grace, ord)
+            $8::bytea[], $9::int8[], $11::text[], $12::int8[])
+            WITH ORDINALITY AS i(hash, project_id, prefix, prefix_end, now, sealed, rotate, successor, grace, family_id,
+              generation, ord)
         ),
         presented AS (
           SELECT i.ord, t.rotated_at, t.sealed_successor, f.*, \(decisionSQL) AS decision
-          FROM (SELECT * FROM input ORDER BY hash) i
+          FROM (SELECT * FROM input ORDER BY family_id COLLATE "C", generation) i
             CROSS JOIN LATERAL (
-              SELECT rotated_at, sealed_successor, family_id FROM refresh_tokens t WHERE t.hash = i.hash FOR UPDATE
+              SELECT rotated_at, sealed_successor, family_id FROM refresh_tokens t
+              WHERE t.family_id = i.family_id AND t.generation = i.generation AND t.hash = i.hash FOR UPDATE
             ) t
             CROSS JOIN LATERAL (SELECT * FROM refresh_families f WHERE f.id = t.family_id OFFSET 0) f
           WHERE f.project_id = i.project_id
@@ -71,16 +73,16 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
         rotated AS (
           UPDATE refresh_tokens t SET rotated_at = i.now, sealed_successor = i.sealed
           FROM input i
-          WHERE t.hash = i.hash
+          WHERE t.family_id = i.family_id AND t.generation = i.generation
             AND EXISTS (
               SELECT 1 FROM presented p
               WHERE p.ord = i.ord AND p.decision = '\(RefreshRotationDecision.rotated.rawValue)'
             )
-          RETURNING t.family_id, i.successor, i.now
+          RETURNING t.family_id, t.generation, i.successor, i.now
         ),
         successor AS (
-          INSERT INTO refresh_tokens (hash, family_id, issued_at)
-          SELECT successor, family_id, now FROM rotated
+          INSERT INTO refresh_tokens (family_id, generation, hash, issued_at)
+          SELECT family_id, generation + 1, successor, now FROM rotated
         ),
         reused AS (
           UPDATE refresh_families f
@@ -92,13 +94,13 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
         """
     static let bindingDataTypes: [PostgresDataType] = [
         .byteaArray, .textArray, .textArray, .textArray, .int8Array, .byteaArray, .boolArray, .byteaArray, .int8Array,
-        .text,
+        .text, .textArray, .int8Array,
     ]
 
     let rotations: [RefreshRotation]
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 10)
+        var bindings = PostgresBindings(capacity: 12)
         bindings.append(rotations.map { ByteBuffer(bytes: $0.presentedHash) })
         bindings.append(rotations.map(\.projectID))
         bindings.append(rotations.map(\.tenantPrefix))
@@ -109,6 +111,8 @@ struct RotateRefreshTokens: PostgresPreparedStatement {
         bindings.append(rotations.map { ByteBuffer(bytes: $0.successorHash) })
         bindings.append(rotations.map { Int64($0.graceSeconds) * 1000 })
         bindings.append(RefreshRevocationReason.reuseDetected.rawValue)
+        bindings.append(rotations.map(\.presented.familyID))
+        bindings.append(rotations.map(\.presented.generation))
         return bindings
     }
 

@@ -413,5 +413,44 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
             ]),
+        // Refresh tokens keyed by where the token says it is (`RefreshTokenKey`), as on SQLite: a rotation's update
+        // and insert fall on one index page, and the family index goes. Generations are numbered in each family's
+        // order of use, the current token last; the hashes of the tokens stored before are kept apart, with their
+        // keys, for the `hrt1_` tokens clients still hold.
+        Migration(
+            version: "v19_refresh_tokens_keyed_by_family",
+            statements: [
+                """
+                CREATE TABLE refresh_tokens_keyed (
+                  family_id TEXT NOT NULL,
+                  generation BIGINT NOT NULL,
+                  hash BYTEA NOT NULL,
+                  issued_at BIGINT NOT NULL,
+                  rotated_at BIGINT,
+                  sealed_successor BYTEA,
+                  CONSTRAINT refresh_tokens_keyed_pkey PRIMARY KEY (family_id, generation)
+                )
+                """,
+                """
+                INSERT INTO refresh_tokens_keyed
+                  SELECT family_id,
+                    ROW_NUMBER() OVER (
+                      PARTITION BY family_id ORDER BY rotated_at IS NULL, rotated_at, issued_at, hash) - 1,
+                    hash, issued_at, rotated_at, sealed_successor
+                  FROM refresh_tokens
+                """,
+                """
+                CREATE TABLE legacy_refresh_tokens (
+                  hash BYTEA PRIMARY KEY,
+                  family_id TEXT NOT NULL,
+                  generation BIGINT NOT NULL
+                )
+                """,
+                "INSERT INTO legacy_refresh_tokens SELECT hash, family_id, generation FROM refresh_tokens_keyed",
+                "DROP TABLE refresh_tokens",
+                "ALTER TABLE refresh_tokens_keyed RENAME TO refresh_tokens",
+                "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_keyed_pkey TO refresh_tokens_pkey",
+                "CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL",
+            ]),
     ]
 }

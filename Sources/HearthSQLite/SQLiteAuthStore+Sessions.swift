@@ -24,8 +24,17 @@ extension SQLiteAuthStore {
                 family.secondFactor?.factorID, family.secondFactor?.enrollmentID, family.ipPrefix, family.userAgent,
             ])
         try db.run(
-            "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-            [Data(tokenHash), family.id, family.createdAt.millisecondsSince1970])
+            "INSERT INTO refresh_tokens (family_id, generation, hash, issued_at) VALUES (?, 0, ?, ?)",
+            [family.id, Data(tokenHash), family.createdAt.millisecondsSince1970])
+    }
+
+    public func refreshTokenKey(legacyHash: [UInt8]) async throws -> RefreshTokenKey? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT family_id, generation FROM legacy_refresh_tokens WHERE hash = ?",
+                arguments: [Data(legacyHash)]
+            ).map { RefreshTokenKey(familyID: $0["family_id"], generation: $0["generation"]) }
+        }
     }
 
     public func rotateRefreshToken(_ r: RefreshRotation) async throws -> RefreshRotationOutcome {
@@ -39,13 +48,14 @@ extension SQLiteAuthStore {
         let outcome = r.outcome(for: try presentedToken(db, r))
         let nowMs = r.now.millisecondsSince1970
         switch outcome {
-        case .rotated(let family):
+        case .rotated:
+            let successor = r.presented.successor
             try db.run(
-                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE hash = ?",
-                [nowMs, Data(r.sealedSuccessor), Data(r.presentedHash)])
+                "UPDATE refresh_tokens SET rotated_at = ?, sealed_successor = ? WHERE family_id = ? AND generation = ?",
+                [nowMs, Data(r.sealedSuccessor), r.presented.familyID, r.presented.generation])
             try db.run(
-                "INSERT INTO refresh_tokens (hash, family_id, issued_at) VALUES (?, ?, ?)",
-                [Data(r.successorHash), family.id, nowMs])
+                "INSERT INTO refresh_tokens (family_id, generation, hash, issued_at) VALUES (?, ?, ?, ?)",
+                [successor.familyID, successor.generation, Data(r.successorHash), nowMs])
         case .reuseDetected(let family):
             try db.run(
                 "UPDATE refresh_families SET revoked_at = ?, revoke_reason = ? WHERE id = ?",
@@ -72,17 +82,20 @@ extension SQLiteAuthStore {
         static let positions = positionTable()
     }
 
-    /// The presented token's row and its family, when the token belongs to the project or one of its tenants.
+    /// The presented token's row and its family, when the token at its key has its hash and belongs to the project or
+    /// one of its tenants.
     static func presentedToken(_ db: Database, _ r: RefreshRotation) throws -> PresentedRefreshToken? {
         let row = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT \(FamilyColumn.selectList("f")), \(PresentedTokenColumn.selectList("t"))
                     FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                    WHERE t.hash = ? AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
+                    WHERE t.family_id = ? AND t.generation = ? AND t.hash = ?
+                      AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
                     """),
             arguments: [
-                Data(r.presentedHash), r.projectID, r.tenantPrefix, StoreSupport.prefixEnd(r.tenantPrefix),
+                r.presented.familyID, r.presented.generation, Data(r.presentedHash), r.projectID, r.tenantPrefix,
+                StoreSupport.prefixEnd(r.tenantPrefix),
             ])
         guard let row else { return nil }
         return PresentedRefreshToken(
@@ -144,9 +157,18 @@ extension SQLiteAuthStore {
                 [ms])
             deleted += db.changesCount
             try db.run("DELETE FROM refresh_families WHERE revoked_at < ?", [ms])
+            try db.run(Self.forgetPurgedLegacyTokens)
             return deleted
         }
     }
+
+    /// Drops the hashes of `hrt1_` tokens whose rows are gone.
+    static let forgetPurgedLegacyTokens = """
+        DELETE FROM legacy_refresh_tokens
+        WHERE NOT EXISTS (
+          SELECT 1 FROM refresh_tokens t
+          WHERE t.family_id = legacy_refresh_tokens.family_id AND t.generation = legacy_refresh_tokens.generation)
+        """
 
     /// A family from a row selected with `FamilyColumn.selectList`.
     static func family(from row: Row) -> RefreshTokenFamily {

@@ -386,6 +386,40 @@ enum SQLiteSchema {
                         """)
             }
         }
+        // Refresh tokens keyed by where the token says it is (`RefreshTokenKey`): a rotation updates its token and
+        // inserts the successor beside it, on one page, instead of at two random places of a table keyed by hash,
+        // and the family index goes (the key begins with the family). Generations are numbered in each family's
+        // order of use, the current token last. The hash of every token stored before is kept apart, with its key,
+        // for the `hrt1_` tokens clients still hold.
+        m.registerMigration("v19_refresh_tokens_keyed_by_family") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE refresh_tokens_keyed (
+                      family_id TEXT NOT NULL,
+                      generation INTEGER NOT NULL,
+                      hash BLOB NOT NULL,
+                      issued_at INTEGER NOT NULL,
+                      rotated_at INTEGER,
+                      sealed_successor BLOB,
+                      PRIMARY KEY (family_id, generation)
+                    ) WITHOUT ROWID;
+                    INSERT INTO refresh_tokens_keyed
+                      SELECT family_id,
+                        ROW_NUMBER() OVER (
+                          PARTITION BY family_id ORDER BY rotated_at IS NULL, rotated_at, issued_at, hash) - 1,
+                        hash, issued_at, rotated_at, sealed_successor
+                      FROM refresh_tokens;
+                    CREATE TABLE legacy_refresh_tokens (
+                      hash BLOB PRIMARY KEY NOT NULL,
+                      family_id TEXT NOT NULL,
+                      generation INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    INSERT INTO legacy_refresh_tokens SELECT hash, family_id, generation FROM refresh_tokens_keyed;
+                    DROP TABLE refresh_tokens;
+                    ALTER TABLE refresh_tokens_keyed RENAME TO refresh_tokens;
+                    CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL;
+                    """)
+        }
         return m
     }
 

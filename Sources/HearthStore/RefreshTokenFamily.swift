@@ -50,10 +50,28 @@ public enum RefreshRevocationReason: String, Sendable, Equatable {
     case revoked = "revoked"
 }
 
+/// Where a refresh token is stored: its session and its place in the session's chain (0 for the sign-in's token,
+/// one more for each rotation). Tokens carry it (`RefreshTokenCodec`), so a rotation's update and insert fall on
+/// the same page of the store, next to each other, instead of at two random places of a table keyed by hash; the
+/// stored hash still proves the token.
+public struct RefreshTokenKey: Sendable, Equatable, Hashable {
+    public var familyID: String
+    public var generation: Int64
+
+    public init(familyID: String, generation: Int64) {
+        self.familyID = familyID
+        self.generation = generation
+    }
+
+    /// The key of the token that replaces this one.
+    public var successor: RefreshTokenKey { RefreshTokenKey(familyID: familyID, generation: generation + 1) }
+}
+
 /// A request to use a refresh token.
 ///
 /// The rules, applied in one transaction (decided in one place: `decision(for:)`, `RefreshRotationRule.swift`):
-/// - unknown hash, or a token of another project → `.unknown` (nothing changes); a token of one of the project's
+/// - no token at the presented key with the presented hash, or a token of another project → `.unknown` (nothing
+///   changes); a token of one of the project's
 ///   tenants belongs to the project (clients refresh without naming the tenant, as with Firebase);
 /// - revoked family → `.revoked`;
 /// - `rotate == false` → `.kept` (the same token stays valid);
@@ -67,6 +85,8 @@ public struct RefreshRotation: Sendable {
     public var projectID: String
     /// Scope keys of the project's tenants start with this.
     public var tenantPrefix: String { TenantScope.tenantPrefix(of: projectID) }
+    /// Where the presented token is stored; its successor is stored at `presented.successor`.
+    public var presented: RefreshTokenKey
     public var presentedHash: [UInt8]
     public var successorHash: [UInt8]
     /// The successor token encrypted under a key derived from the presented token.
@@ -76,10 +96,11 @@ public struct RefreshRotation: Sendable {
     public var rotate: Bool
 
     public init(
-        projectID: String, presentedHash: [UInt8], successorHash: [UInt8], sealedSuccessor: [UInt8], now: Date,
-        graceSeconds: Int, rotate: Bool
+        projectID: String, presented: RefreshTokenKey, presentedHash: [UInt8], successorHash: [UInt8],
+        sealedSuccessor: [UInt8], now: Date, graceSeconds: Int, rotate: Bool
     ) {
         self.projectID = projectID
+        self.presented = presented
         self.presentedHash = presentedHash
         self.successorHash = successorHash
         self.sealedSuccessor = sealedSuccessor

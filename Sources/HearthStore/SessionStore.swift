@@ -4,8 +4,12 @@ import HearthCore
 /// Sessions: refresh-token families and the rotation of their tokens (`RefreshRotation`, decided by
 /// `RefreshRotation.decision(for:)`).
 public protocol SessionStore: Sendable {
-    /// Starts a new session: a family whose first token has `tokenHash`.
+    /// Starts a new session: a family whose first token (generation 0) has `tokenHash`.
     func insertRefreshFamily(_ family: RefreshTokenFamily, tokenHash: [UInt8]) async throws
+
+    /// Where a token issued before tokens carried their key (`hrt1_`) is stored, found by its hash; nil when no
+    /// such token is known. Only tokens stored before the store keyed tokens by family are found here.
+    func refreshTokenKey(legacyHash: [UInt8]) async throws -> RefreshTokenKey?
 
     /// Uses a refresh token, atomically; see `RefreshRotation` for the rules.
     func rotateRefreshToken(_ rotation: RefreshRotation) async throws -> RefreshRotationOutcome

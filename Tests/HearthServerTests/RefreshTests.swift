@@ -1,7 +1,11 @@
 import Foundation
+import GRDB
 import HearthCore
+import HearthTokens
 import NIOCore
 import Testing
+
+@testable import HearthSQLite
 
 @Suite("securetoken v1/token")
 struct RefreshTests {
@@ -115,7 +119,63 @@ struct RefreshTests {
             var bytes = try Data(contentsOf: file)
             if let wal = try? Data(contentsOf: URL(fileURLWithPath: file.path + "-wal")) { bytes.append(wal) }
             #expect(bytes.range(of: Data(token.utf8)) == nil)
-            #expect(bytes.range(of: Data(token.dropFirst(5).utf8)) == nil)
+            #expect(bytes.range(of: Data(token.suffix(43).utf8)) == nil)
+        }
+    }
+
+    /// A token names where it is stored; naming a real place proves nothing without the token's secret. A forged
+    /// token is unknown, and neither ends nor touches the session it names.
+    @Test func aTokenThatNamesARealSessionWithoutItsSecretIsUnknown() async throws {
+        let h = try await Harness()
+        try await h.run { (c: Client) async throws in
+            let token = try await c.signUp().string("refreshToken")!
+            let named = String(token.dropLast(43))
+            let other = try await c.signUp().string("refreshToken")!
+            let next = try #require(try await c.refresh(token).string("refresh_token"))
+            #expect(next.hasPrefix(named.replacingOccurrences(of: ".0.", with: ".1.")))
+            for forged in [
+                named + String(repeating: "A", count: 43),  // the used token's place, another secret
+                String(next.dropLast(43) + other.suffix(43)),  // the current token's place, another session's secret
+                named.replacingOccurrences(of: ".0.", with: ".2.") + next.suffix(43),  // a place not yet used
+            ] {
+                let r = try await c.refresh(forged)
+                #expect(r.status == 400)
+                #expect(r.errorCode == "INVALID_REFRESH_TOKEN")
+            }
+            h.clock.advance(31)
+            #expect(try await c.refresh(next).status == 200)
+        }
+    }
+
+    /// Tokens issued before tokens named their session (`hrt1_`, keyed by hash; the migration kept each one's hash
+    /// with its place) refresh as before: the successor is a token of the new shape in the same session, a racing
+    /// use gets the same successor, and a replay after the grace ends the session.
+    @Test func aTokenIssuedBeforeTokensNamedTheirSessionStillRefreshes() async throws {
+        let h = try await Harness()
+        try await h.run { (c: Client) async throws in
+            let up = try await c.signUp()
+            let session = try #require(up.string("refreshToken")?.dropFirst(5).split(separator: ".").first)
+            // What v19_refresh_tokens_keyed_by_family leaves of a session stored before it.
+            let legacy = "hrt1_" + String(repeating: "L", count: 43)
+            let hash = Data(RefreshTokenCodec.hash(legacy))
+            try await h.store.pool.write { db in
+                try db.execute(
+                    sql: "UPDATE refresh_tokens SET hash = ? WHERE family_id = ? AND generation = 0",
+                    arguments: [hash, String(session)])
+                try db.execute(
+                    sql: "INSERT INTO legacy_refresh_tokens (hash, family_id, generation) VALUES (?, ?, 0)",
+                    arguments: [hash, String(session)])
+            }
+
+            let first = try await c.refresh(legacy)
+            #expect(first.status == 200)
+            #expect(first.string("user_id") == up.string("localId"))
+            let successor = try #require(first.string("refresh_token"))
+            #expect(successor.hasPrefix("hrt2_\(session).1."))
+            #expect(try await c.refresh(legacy).string("refresh_token") == successor)
+            h.clock.advance(31)
+            #expect(try await c.refresh(legacy).errorCode == "TOKEN_EXPIRED")
+            #expect(try await c.refresh(successor).errorCode == "TOKEN_EXPIRED")
         }
     }
 }

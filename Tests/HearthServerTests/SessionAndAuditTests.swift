@@ -51,9 +51,11 @@ struct SessionAndAuditTests {
             #expect(sessions.allSatisfy { $0["createdAt"]?.stringValue != nil && $0["lastUsedAt"]?.stringValue != nil })
             let phoneSession = try #require(
                 sessions.first { $0["userAgent"]?.stringValue == "FirebaseAuth.iOS/11.4" }?["sessionId"]?.stringValue)
-            // The id names the family, never a token or its hash.
+            // The id names the family, never a token or its hash: the token names its session (its first
+            // generation), and its 256-bit secret comes after that.
             let phoneToken = try #require(phone.string("refreshToken"))
-            #expect(!phoneToken.contains(phoneSession) && phoneSession != Base64URL.encode(RefreshTokenCodec.hash(phoneToken)))
+            #expect(phoneToken.hasPrefix("hrt2_\(phoneSession).0.") && phoneToken.count == "hrt2_\(phoneSession).0.".count + 43)
+            #expect(phoneSession != Base64URL.encode(RefreshTokenCodec.hash(phoneToken)))
 
             // Bob's session id under Ada's path ends nothing.
             let bobs = try await c.admin(

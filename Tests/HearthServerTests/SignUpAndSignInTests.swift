@@ -23,7 +23,7 @@ struct SignUpAndSignInTests {
             #expect(claims["firebase"]?["identities"] == .object([:]))
             let iat = try #require(claims["iat"]?.doubleValue)
             #expect(claims["exp"]?.doubleValue == iat + 3600)
-            #expect(r.string("refreshToken")?.hasPrefix("hrt1_") == true)
+            #expect(r.string("refreshToken")?.hasPrefix("hrt2_") == true)
         }
     }
 

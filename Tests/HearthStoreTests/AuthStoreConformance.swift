@@ -201,7 +201,7 @@ struct AuthStoreConformance {
             #expect(family.revokeReason == .userDeleted)
             #expect(family.revokedAt != nil)
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2"))
+                try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2", family: "f2"))
                     == .rotated(Fixture.family("f2", uid: "u2")))
 
             // The provider links went too: the same identities can be linked again.
@@ -255,7 +255,7 @@ struct AuthStoreConformance {
             try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
             #expect(try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2")) == .rotated(family))
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(1)))
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", generation: 1, at: Fixture.t(1)))
                     == .rotated(family))
         }
     }
@@ -271,9 +271,11 @@ struct AuthStoreConformance {
             let again = try await store.rotateRefreshToken(
                 Fixture.rotation("t1", to: "t2b", at: Fixture.t(30), grace: 30))
             #expect(again == .alreadyRotated(family, sealedSuccessor: Fixture.sealed("t2")))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2b", to: "x", rotate: false)) == .unknown)
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(31)))
+                try await store.rotateRefreshToken(Fixture.rotation("t2b", to: "x", generation: 1, rotate: false))
+                    == .unknown)
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", generation: 1, at: Fixture.t(31)))
                     == .rotated(family))
         }
     }
@@ -292,10 +294,11 @@ struct AuthStoreConformance {
                 try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2b", at: Fixture.t(31), grace: 30))
                     == .reuseDetected(revoked))
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32)))
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", generation: 1, at: Fixture.t(32)))
                     == .revoked(revoked))
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", at: Fixture.t(32), rotate: false))
+                try await store.rotateRefreshToken(
+                    Fixture.rotation("t2", to: "t3", generation: 1, at: Fixture.t(32), rotate: false))
                     == .revoked(revoked))
         }
     }
@@ -310,7 +313,9 @@ struct AuthStoreConformance {
             #expect(
                 try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3600), rotate: false))
                     == .kept(family))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", rotate: false)) == .unknown)
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", generation: 1, rotate: false))
+                    == .unknown)
             // Still the current token, so a later rotating use is a first use.
             #expect(
                 try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2", at: Fixture.t(3601)))
@@ -333,9 +338,11 @@ struct AuthStoreConformance {
             // The rotated token is forgotten; the current one still works; the revoked family is gone.
             #expect(try await store.rotateRefreshToken(Fixture.rotation("a1", to: "x", at: Fixture.t(200))) == .unknown)
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("a2", to: "a3", at: Fixture.t(200)))
+                try await store.rotateRefreshToken(Fixture.rotation("a2", to: "a3", generation: 1, at: Fixture.t(200)))
                     == .rotated(Fixture.family("f1")))
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("b1", to: "y", at: Fixture.t(200))) == .unknown)
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("b1", to: "y", family: "f2", at: Fixture.t(200)))
+                    == .unknown)
         }
     }
 
@@ -368,7 +375,7 @@ struct AuthStoreConformance {
             try await store.insertRefreshFamily(Fixture.family(), tokenHash: Fixture.hash("t1"))
             #expect(try await store.rotateRefreshToken(Fixture.rotation("nope", to: "t2")) == .unknown)
             #expect(try await store.rotateRefreshToken(Fixture.rotation("nope", to: "t2", rotate: false)) == .unknown)
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3")) == .unknown)
+            #expect(try await store.rotateRefreshToken(Fixture.rotation("t2", to: "t3", generation: 1)) == .unknown)
         }
     }
 
@@ -388,10 +395,11 @@ struct AuthStoreConformance {
                 revoked.revokedAt = Fixture.t(5)
                 revoked.revokeReason = .revoked
                 #expect(
-                    try await store.rotateRefreshToken(Fixture.rotation(token, to: token + "2")) == .revoked(revoked))
+                    try await store.rotateRefreshToken(Fixture.rotation(token, to: token + "2", family: id))
+                        == .revoked(revoked))
             }
             #expect(
-                try await store.rotateRefreshToken(Fixture.rotation("c", to: "c2"))
+                try await store.rotateRefreshToken(Fixture.rotation("c", to: "c2", family: "f3"))
                     == .rotated(Fixture.family("f3", uid: "u2")))
         }
     }
@@ -410,7 +418,8 @@ struct AuthStoreConformance {
                     for i in 0..<20 {
                         let store = stores[i % stores.count]
                         let successor = "\(presented)-\(i)"
-                        let rotation = Fixture.rotation(presented, to: successor, at: Fixture.t(round))
+                        let rotation = Fixture.rotation(
+                            presented, to: successor, generation: Int64(round), at: Fixture.t(round))
                         group.addTask { (successor, try await store.rotateRefreshToken(rotation)) }
                     }
                     return try await group.reduce(into: [String: RefreshRotationOutcome]()) { $0[$1.0] = $1.1 }
@@ -434,17 +443,20 @@ struct AuthStoreConformance {
         try await withFreshStore(backend) { store, _ in
             let sessions = 24
             for i in 0..<sessions {
-                try await store.insertRefreshFamily(Fixture.family("f\(i)", uid: "u\(i)"), tokenHash: Fixture.hash("t\(i)"))
+                try await store.insertRefreshFamily(
+                    Fixture.family("f\(i)", uid: "u\(i)"), tokenHash: Fixture.hash("t\(i)"))
             }
             // Session 0 was rotated long ago: presenting t0 again, after the grace, is reuse.
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("t0", to: "n0")) == .rotated(Fixture.family("f0", uid: "u0")))
+            #expect(
+                try await store.rotateRefreshToken(Fixture.rotation("t0", to: "n0", family: "f0"))
+                    == .rotated(Fixture.family("f0", uid: "u0")))
             let later = Fixture.t(31)
             let outcomes = try await withThrowingTaskGroup(of: (String, RefreshRotationOutcome).self) { group in
                 for i in 0..<sessions {
                     // Even sessions' tokens are presented twice in the burst.
                     for use in i.isMultiple(of: 2) ? ["a", "b"] : ["a"] {
                         let successor = "t\(i)-\(use)"
-                        let rotation = Fixture.rotation("t\(i)", to: successor, at: later)
+                        let rotation = Fixture.rotation("t\(i)", to: successor, family: "f\(i)", at: later)
                         group.addTask { (successor, try await store.rotateRefreshToken(rotation)) }
                     }
                 }
@@ -453,14 +465,17 @@ struct AuthStoreConformance {
 
             // The first replay revokes the session; the second finds it revoked.
             let replays = [outcomes["t0-a"], outcomes["t0-b"]].compactMap { $0 }
-            guard let revoked = replays.lazy.compactMap({ if case .reuseDetected(let f) = $0 { f } else { nil } }).first,
+            guard
+                let revoked = replays.lazy.compactMap({ if case .reuseDetected(let f) = $0 { f } else { nil } }).first,
                 replays.count == 2, replays.contains(.reuseDetected(revoked)), replays.contains(.revoked(revoked))
             else {
                 Issue.record("replaying t0: \(replays)")
                 return
             }
             #expect(revoked.id == "f0" && revoked.revokeReason == .reuseDetected)
-            #expect(try await store.rotateRefreshToken(Fixture.rotation("n0", to: "x", at: later)) == .revoked(revoked))
+            #expect(
+                try await store.rotateRefreshToken(
+                    Fixture.rotation("n0", to: "x", family: "f0", generation: 1, at: later)) == .revoked(revoked))
             for i in 1..<sessions {
                 let family = Fixture.family("f\(i)", uid: "u\(i)")
                 let uses = i.isMultiple(of: 2) ? ["t\(i)-a", "t\(i)-b"] : ["t\(i)-a"]
@@ -468,11 +483,14 @@ struct AuthStoreConformance {
                 try #require(winners.count == 1, "session \(i): \(uses.map { outcomes[$0] })")
                 for loser in uses where loser != winners[0] {
                     #expect(outcomes[loser] == .alreadyRotated(family, sealedSuccessor: Fixture.sealed(winners[0])))
-                    #expect(try await store.rotateRefreshToken(Fixture.rotation(loser, to: "x", at: later)) == .unknown)
+                    #expect(
+                        try await store.rotateRefreshToken(
+                            Fixture.rotation(loser, to: "x", family: "f\(i)", generation: 1, at: later)) == .unknown)
                 }
                 // The winner's successor was stored in its session.
                 #expect(
-                    try await store.rotateRefreshToken(Fixture.rotation(winners[0], to: "\(winners[0])+", at: later))
+                    try await store.rotateRefreshToken(
+                        Fixture.rotation(winners[0], to: "\(winners[0])+", family: "f\(i)", generation: 1, at: later))
                         == .rotated(family))
             }
         }
@@ -492,7 +510,9 @@ struct AuthStoreConformance {
             #expect(try await store.attemptPhoneCode(Fixture.attempt("s1", "123456")) == .unknown)
             #expect(try await store.attemptPhoneCode(Fixture.attempt("never", "123456")) == .unknown)
             // A code belongs to its own session only.
-            #expect(try await store.attemptPhoneCode(Fixture.attempt("s2", "123456")) == .wrongCode(phoneNumber: "+15550002", remaining: 4))
+            #expect(
+                try await store.attemptPhoneCode(Fixture.attempt("s2", "123456"))
+                    == .wrongCode(phoneNumber: "+15550002", remaining: 4))
             #expect(
                 try await store.attemptPhoneCode(Fixture.attempt("s2", "654321")) == .verified(phoneNumber: "+15550002")
             )
@@ -852,8 +872,12 @@ struct AuthStoreConformance {
 
             // By a link's e-mail: the lowest uid of the users with one.
             try await store.insertUser(
-                Fixture.user(uid: "u0", email: nil, providers: [ProviderUserInfo(
-                    providerID: "facebook.com", rawID: "f-1", email: "x@privaterelay.appleid.com")]))
+                Fixture.user(
+                    uid: "u0", email: nil,
+                    providers: [
+                        ProviderUserInfo(
+                            providerID: "facebook.com", rawID: "f-1", email: "x@privaterelay.appleid.com")
+                    ]))
             #expect(try await store.user(projectID: "p1", providerEmail: "x@privaterelay.appleid.com")?.uid == "u0")
             #expect(try await store.user(projectID: "p1", providerEmail: "ada@example.com") == nil)
             #expect(try await store.user(projectID: "p2", providerEmail: "x@privaterelay.appleid.com") == nil)
@@ -921,14 +945,16 @@ enum Fixture {
 
     static func sealed(_ token: String) -> [UInt8] { Array("sealed:\(token)".utf8) }
 
+    /// A use of the token named `presented`, stored in `family` at `generation` (0 for the family's first token).
     static func rotation(
-        _ presented: String, to successor: String, at now: Date = t0, grace: Int = 30, rotate: Bool = true,
-        project: String = "p1"
+        _ presented: String, to successor: String, family: String = "f1", generation: Int64 = 0, at now: Date = t0,
+        grace: Int = 30, rotate: Bool = true, project: String = "p1"
     )
         -> RefreshRotation
     {
         RefreshRotation(
-            projectID: project, presentedHash: hash(presented), successorHash: hash(successor),
+            projectID: project, presented: RefreshTokenKey(familyID: family, generation: generation),
+            presentedHash: hash(presented), successorHash: hash(successor),
             sealedSuccessor: sealed(successor),
             now: now,
             graceSeconds: grace, rotate: rotate)

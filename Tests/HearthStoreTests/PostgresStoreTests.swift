@@ -124,7 +124,8 @@ struct PostgresStoreTests {
                 let arrays = "'{}'::bytea[], '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}'"
                 var lines: [String] = []
                 let explained = try await connection.query(
-                    PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE \(RotateRefreshTokens.name)(\(arrays), 'x')"), logger: testLogger)
+                    PostgresQuery(unsafeSQL: "EXPLAIN EXECUTE \(RotateRefreshTokens.name)(\(arrays), 'x', '{}', '{}')"),
+                    logger: testLogger)
                 for try await line in explained.decode(String.self) { lines.append(line) }
                 return lines.joined(separator: "\n")
             }
@@ -147,11 +148,12 @@ struct PostgresStoreTests {
             let first = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2"))
             #expect(first == .rotated(Fixture.family("f1")))
             try await store.query(
-                "UPDATE refresh_tokens SET sealed_successor = NULL WHERE hash = \(Data(Fixture.hash("a1")))")
+                "UPDATE refresh_tokens SET sealed_successor = NULL WHERE family_id = 'f1' AND generation = 0")
             let replay = Fixture.rotation("a1", to: "a2b", at: Fixture.t(1))
             let outcome = try await store.rotateRefreshToken(replay)
             #expect(outcome.decision == .reuseDetected)
-            let successor = try await store.rotateRefreshToken(Fixture.rotation("a2", to: "a3", at: Fixture.t(2)))
+            let successor = try await store.rotateRefreshToken(
+                Fixture.rotation("a2", to: "a3", generation: 1, at: Fixture.t(2)))
             #expect(successor.decision == .revoked)
             try await store.shutdown()
         }
@@ -238,7 +240,8 @@ struct PostgresStoreTests {
                     let (quietA, quietB) = (a.changeStamp(), b.changeStamp())
                     let rotation = try await a.rotateRefreshToken(
                         RefreshRotation(
-                            projectID: "p1", presentedHash: Fixture.hash("r\(attempt)"),
+                            projectID: "p1", presented: RefreshTokenKey(familyID: "f1", generation: Int64(attempt)),
+                            presentedHash: Fixture.hash("r\(attempt)"),
                             successorHash: Fixture.hash("r\(attempt + 1)"),
                             sealedSuccessor: Fixture.sealed("r\(attempt + 1)"), now: Fixture.t(1), graceSeconds: 30,
                             rotate: true))

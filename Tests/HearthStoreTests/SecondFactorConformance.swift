@@ -49,7 +49,7 @@ struct SecondFactorConformance {
             try await store.insertRefreshFamily(family, tokenHash: Fixture.hash("t1"))
             try await store.insertRefreshFamily(Fixture.family("f2"), tokenHash: Fixture.hash("u1"))
             guard case .rotated(let rotated) = try await store.rotateRefreshToken(Fixture.rotation("t1", to: "t2")),
-                case .rotated(let plain) = try await store.rotateRefreshToken(Fixture.rotation("u1", to: "u2"))
+                case .rotated(let plain) = try await store.rotateRefreshToken(Fixture.rotation("u1", to: "u2", family: "f2"))
             else {
                 Issue.record("not rotated")
                 return

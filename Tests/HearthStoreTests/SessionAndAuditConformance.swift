@@ -61,9 +61,9 @@ struct SessionAndAuditConformance {
 
             guard case .revoked = try await store.rotateRefreshToken(Fixture.rotation("a1", to: "a2", at: Fixture.t(3)))
             else { Issue.record("the ended session still refreshes"); return }
-            guard case .rotated = try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2", at: Fixture.t(3)))
+            guard case .rotated = try await store.rotateRefreshToken(Fixture.rotation("b1", to: "b2", family: "f2", at: Fixture.t(3)))
             else { Issue.record("the other session was ended too"); return }
-            guard case .rotated = try await store.rotateRefreshToken(Fixture.rotation("c1", to: "c2", at: Fixture.t(3)))
+            guard case .rotated = try await store.rotateRefreshToken(Fixture.rotation("c1", to: "c2", family: "f3", at: Fixture.t(3)))
             else { Issue.record("another user's session was ended"); return }
             #expect(try await store.sessions(projectID: "p1", uid: "u1").map(\.sessionID) == ["f2"])
         }

@@ -131,13 +131,33 @@ import X509
     }
 
     @Test func refreshTokenSealOpensOnlyWithTheSameToken() throws {
-        let a = RefreshTokenCodec.generate(random: .system)
-        let b = RefreshTokenCodec.generate(random: .system)
-        #expect(RefreshTokenCodec.looksValid(a))
+        let key = RefreshTokenKey(familyID: SecureRandom.system.timeOrderedID(randomBytes: 12), generation: 0)
+        let a = RefreshTokenCodec.generate(random: .system, key: key)
+        let b = RefreshTokenCodec.generate(random: .system, key: key.successor)
+        #expect(RefreshTokenCodec.shape(of: a) == .keyed(key))
+        #expect(RefreshTokenCodec.shape(of: b) == .keyed(key.successor))
         let sealed = try RefreshTokenCodec.seal(successor: b, under: a)
         #expect(RefreshTokenCodec.open(sealed: sealed, under: a) == b)
         #expect(RefreshTokenCodec.open(sealed: sealed, under: b) == nil)
         #expect(RefreshTokenCodec.hash(a) != RefreshTokenCodec.hash(b))
+    }
+
+    /// A token names where it is stored; one issued before tokens did (`hrt1_`) is still recognised, and anything
+    /// else, however close, is not a refresh token.
+    @Test func refreshTokenShapes() {
+        let secret = String(repeating: "A", count: 42) + "_"
+        #expect(
+            RefreshTokenCodec.shape(of: "hrt2_0001f-x_.12.\(secret)")
+                == .keyed(RefreshTokenKey(familyID: "0001f-x_", generation: 12)))
+        #expect(RefreshTokenCodec.shape(of: "hrt1_\(secret)") == .legacy)
+        for invalid in [
+            "", "hrt1_", "hrt1_\(secret)A", "hrt1_\(secret.dropLast())=", "hrt3_f.0.\(secret)", "hrt2_f.0.\(secret)A",
+            "hrt2_.0.\(secret)", "hrt2_f..\(secret)", "hrt2_f.-1.\(secret)", "hrt2_f.0x1.\(secret)",
+            "hrt2_f.0.1.\(secret)", "hrt2_f/g.0.\(secret)", "hrt2_f.9999999999999999999.\(secret)",
+            "hrt2_\(String(repeating: "f", count: 65)).0.\(secret)", "hrt2_fé.0.\(secret)",
+        ] {
+            #expect(RefreshTokenCodec.shape(of: invalid) == .invalid, "\(invalid)")
+        }
     }
 
     /// The sealing key stays HKDF-SHA256 of the presented token: a successor sealed by a server before an upgrade
@@ -145,8 +165,9 @@ import X509
     /// has to open what this one sealed.
     @Test func refreshTokenSealKeyIsHKDF() throws {
         for _ in 0..<20 {
-            let token = RefreshTokenCodec.generate(random: .system)
-            let successor = RefreshTokenCodec.generate(random: .system)
+            let key = RefreshTokenKey(familyID: "f", generation: 7)
+            let token = RefreshTokenCodec.generate(random: .system, key: key)
+            let successor = RefreshTokenCodec.generate(random: .system, key: key.successor)
             let hkdf = HKDF<SHA256>.deriveKey(
                 inputKeyMaterial: SymmetricKey(data: Array(token.utf8)), info: Array("hearth refresh successor".utf8),
                 outputByteCount: 32)

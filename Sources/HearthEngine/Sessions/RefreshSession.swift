@@ -25,14 +25,24 @@ extension AuthEngine {
         guard let grantType = request.grantType.nonEmpty else { throw AuthError(.missingGrantType) }
         guard grantType == "refresh_token" else { throw AuthError(.invalidGrantType) }
         guard let presented = request.refreshToken.nonEmpty else { throw AuthError(.missingRefreshToken) }
-        guard RefreshTokenCodec.looksValid(presented) else { throw AuthError(.invalidRefreshToken) }
+        let presentedHash = RefreshTokenCodec.hash(presented)
+        let key: RefreshTokenKey
+        switch RefreshTokenCodec.shape(of: presented) {
+        case .keyed(let named): key = named
+        case .legacy:
+            guard let stored = try await store.refreshTokenKey(legacyHash: presentedHash) else {
+                throw AuthError(.invalidRefreshToken)
+            }
+            key = stored
+        case .invalid: throw AuthError(.invalidRefreshToken)
+        }
 
         let project = origin.project
         let now = clock.now()
-        let successor = RefreshTokenCodec.generate(random: random)
+        let successor = RefreshTokenCodec.generate(random: random, key: key.successor)
         let outcome = try await store.rotateRefreshToken(
             RefreshRotation(
-                projectID: project.projectID, presentedHash: RefreshTokenCodec.hash(presented),
+                projectID: project.projectID, presented: key, presentedHash: presentedHash,
                 successorHash: RefreshTokenCodec.hash(successor),
                 sealedSuccessor: try RefreshTokenCodec.seal(successor: successor, under: presented), now: now,
                 graceSeconds: project.tokens.refreshReuseGraceSeconds, rotate: project.tokens.rotateRefreshTokens))
