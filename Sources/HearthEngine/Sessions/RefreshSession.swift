@@ -25,16 +25,16 @@ extension AuthEngine {
         guard let grantType = request.grantType.nonEmpty else { throw AuthError(.missingGrantType) }
         guard grantType == "refresh_token" else { throw AuthError(.invalidGrantType) }
         guard let presented = request.refreshToken.nonEmpty else { throw AuthError(.missingRefreshToken) }
+        let shape = RefreshTokenCodec.shape(of: presented)
+        if shape == .invalid { throw AuthError(.invalidRefreshToken) }
         let presentedHash = RefreshTokenCodec.hash(presented)
         let key: RefreshTokenKey
-        switch RefreshTokenCodec.shape(of: presented) {
-        case .keyed(let named): key = named
-        case .legacy:
-            guard let stored = try await store.refreshTokenKey(legacyHash: presentedHash) else {
-                throw AuthError(.invalidRefreshToken)
-            }
+        if case .keyed(let named) = shape {
+            key = named
+        } else if let stored = try await store.refreshTokenKey(legacyHash: presentedHash) {
             key = stored
-        case .invalid: throw AuthError(.invalidRefreshToken)
+        } else {
+            throw AuthError(.invalidRefreshToken)
         }
 
         let project = origin.project

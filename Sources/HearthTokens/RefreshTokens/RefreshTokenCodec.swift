@@ -18,6 +18,7 @@ public enum RefreshTokenCodec {
     /// base64url of 32 random bytes.
     static let secretLength = 43
     static let maxFamilyIDLength = 64
+    /// So that a presented generation's successor (+ 1) always fits in an Int64.
     static let maxGenerationDigits = 18
 
     public static func generate(random: SecureRandom, key: RefreshTokenKey) -> String {
