@@ -1,5 +1,8 @@
 import ArgumentParser
+import CryptoExtras
 import Foundation
+import HearthCore
+import HearthTokens
 import Hummingbird
 import Logging
 
@@ -14,8 +17,9 @@ struct BenchHTTP: AsyncParsableCommand {
             The yardstick scripts/bench measures Hearth against in the same run: Hearth's figures are reported as \
             ratios of this router's requests per second. It answers GET / with {"service":"hearth","status":"ok"} \
             (the body Hearth's GET / answers), POST /post by reading the request's body and answering a fixed body \
-            of the size and shape of an accounts:lookup answer, and 404 elsewhere; no store, no engine, no logging \
-            per request. \
+            of the size and shape of an accounts:lookup answer, POST /token by reading the body and answering a \
+            refresh's answer around an ID token it has just signed (RS256, the claims bench-crypto signs), and 404 \
+            elsewhere; no store, no engine, no logging per request. \
             Prints "listening on http://HOST:PORT" once it accepts connections; stops on SIGINT or SIGTERM.
             """)
 
@@ -38,6 +42,22 @@ struct BenchHTTP: AsyncParsableCommand {
         router.post("/post") { request, _ in
             _ = try await request.body.collect(upTo: 1 << 20)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: lookupShaped))
+        }
+        // What Hummingbird and one RS256 signature cost for a refresh's exchange: the floor under Hearth's refresh,
+        // which does the same and besides reads and rotates the session in the store.
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let refreshToken = "hrt2_0190c5d2a7b4e81f9a3c6d20.1." + String(repeating: "A", count: 43)
+        router.post("/token") { request, _ in
+            _ = try await request.body.collect(upTo: 1 << 20)
+            let idToken = try JWS.signRS256(payload: BenchCrypto.idTokenClaims, kid: "bench", key: key)
+            let answer: JSONValue = [
+                "access_token": .string(idToken), "expires_in": "3600", "token_type": "Bearer",
+                "refresh_token": .string(refreshToken), "id_token": .string(idToken),
+                "user_id": "AbCdEfGhIjKlMnOpQrStUvWxYz12", "project_id": "000000000000",
+            ]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: answer.jsonBytes)))
         }
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "hearth"),
