@@ -85,23 +85,29 @@ extension SQLiteAuthStore {
     /// The presented token's row and its family, when the token at its key has its hash and belongs to the project or
     /// one of its tenants.
     static func presentedToken(_ db: Database, _ r: RefreshRotation) throws -> PresentedRefreshToken? {
-        let row = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT \(FamilyColumn.selectList("f")), \(PresentedTokenColumn.selectList("t"))
-                    FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
-                    WHERE t.family_id = ? AND t.generation = ? AND t.hash = ?
-                      AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
-                    """),
+        // Read from the statement's own row, not a copy: this runs inside the writer's batch, once per refresh. The
+        // cursor resets the statement when it goes, so it is kept until the row has been read.
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: presentedTokenSQL),
             arguments: [
                 r.presented.familyID, r.presented.generation, Data(r.presentedHash), r.projectID, r.tenantPrefix,
                 StoreSupport.prefixEnd(r.tenantPrefix),
             ])
-        guard let row else { return nil }
-        return PresentedRefreshToken(
-            family: family(from: row), rotatedAtMilliseconds: row[PresentedTokenColumn.rotatedAt],
-            sealedSuccessor: (row[PresentedTokenColumn.sealedSuccessor] as Data?).map(Array.init))
+        return try withExtendedLifetime(rows) {
+            guard let row = try rows.next() else { return nil }
+            return PresentedRefreshToken(
+                family: family(from: row), rotatedAtMilliseconds: row[PresentedTokenColumn.rotatedAt],
+                sealedSuccessor: (row[PresentedTokenColumn.sealedSuccessor] as Data?).map(Array.init))
+        }
     }
+
+    /// `presentedToken`'s statement, written once: it is also the statement cache's key.
+    private static let presentedTokenSQL = """
+        SELECT \(FamilyColumn.selectList("f")), \(PresentedTokenColumn.selectList("t"))
+        FROM refresh_tokens t JOIN refresh_families f ON f.id = t.family_id
+        WHERE t.family_id = ? AND t.generation = ? AND t.hash = ?
+          AND (f.project_id = ? OR (f.project_id >= ? AND f.project_id < ?))
+        """
 
     public func revokeRefreshFamilies(projectID: String, uid: String, reason: RefreshRevocationReason, at: Date)
         async throws
