@@ -34,27 +34,7 @@ extension PostgresAuthStore {
     }
 
     public func auditEvents(_ q: AuditEventQuery) async throws -> [AuditEvent] {
-        var conditions: [String] = []
-        var binds = PostgresBindings()
-        func bind(_ value: some PostgresNonThrowingEncodable) -> String {
-            binds.append(value)
-            return "$\(binds.count)"
-        }
-        if let projectID = q.projectID { conditions.append("project_id = \(bind(projectID))") }
-        if let actor = q.actor { conditions.append("actor = \(bind(actor))") }
-        if let action = q.action { conditions.append("action = \(bind(action))") }
-        if let uid = q.targetUID { conditions.append("target_uid = \(bind(uid))") }
-        if let since = q.since { conditions.append("time >= \(bind(since.millisecondsSince1970))") }
-        if let until = q.until { conditions.append("time < \(bind(until.millisecondsSince1970))") }
-        if let p = q.before {
-            let time = bind(p.time.millisecondsSince1970)
-            conditions.append("(time, id) < (\(time), \(bind(p.id)))")
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let sql = """
-            SELECT * FROM audit_events \(filter) ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))
-            """
-        return try await query(PostgresQuery(unsafeSQL: sql, binds: binds)).map { row in
+        try await query(Self.auditEventsStatement(q)).map { row in
             let row = row.makeRandomAccess()
             return AuditEvent(
                 id: try row["id"].decode(String.self),
@@ -65,6 +45,42 @@ extension PostgresAuthStore {
                 targetUID: try row["target_uid"].decode(String?.self), outcome: try row["outcome"].decode(String.self),
                 diff: try row["diff"].decode(String?.self))
         }
+    }
+
+    /// A page of the log as one statement: a range of the index of the query's filter, in the log's order.
+    static func auditEventsStatement(_ q: AuditEventQuery) -> PostgresQuery {
+        var conditions: [String] = []
+        var binds = PostgresBindings()
+        func bind(_ value: some PostgresNonThrowingEncodable) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        if let projectID = q.projectID { conditions.append("project_id = \(bind(projectID))") }
+        if let action = q.action { conditions.append("action = \(bind(action))") }
+        if let uid = q.targetUID { conditions.append("target_uid = \(bind(uid))") }
+        if let since = q.since { conditions.append("time >= \(bind(since.millisecondsSince1970))") }
+        if let until = q.until { conditions.append("time < \(bind(until.millisecondsSince1970))") }
+        if let p = q.before {
+            let time = bind(p.time.millisecondsSince1970)
+            conditions.append("(time, id) < (\(time), \(bind(p.id)))")
+        }
+        let order = "ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))"
+        let sql: String
+        if let actor = q.actor {
+            // Two ranges merged in the log's order: the actor's index, and the target's for events about their actor.
+            let actor = bind(actor)
+            let own = conditions + ["actor = \(actor)", AuditEvent.actorIndexCondition]
+            let aboutThemselves = conditions + ["target_uid = \(actor)", "actor = \(actor)"]
+            sql = """
+                (SELECT * FROM audit_events WHERE \(own.joined(separator: " AND ")) \(order))
+                UNION ALL (SELECT * FROM audit_events WHERE \(aboutThemselves.joined(separator: " AND ")) \(order))
+                \(order)
+                """
+        } else {
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            sql = "SELECT * FROM audit_events \(filter) \(order)"
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
     }
 
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {

@@ -452,5 +452,16 @@ enum PostgresSchema {
                 "ALTER TABLE refresh_tokens RENAME CONSTRAINT refresh_tokens_keyed_pkey TO refresh_tokens_pkey",
                 "CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL",
             ]),
+        // The actor's index without the events about their own actor (`AuditEvent.actorIndexCondition`), as on
+        // SQLite.
+        Migration(
+            version: "v20_audit_actor_index_without_own_events",
+            statements: [
+                "DROP INDEX audit_events_actor",
+                """
+                CREATE INDEX audit_events_actor ON audit_events (project_id, actor, time, id)
+                WHERE (target_uid IS NULL OR actor <> target_uid)
+                """,
+            ]),
     ]
 }

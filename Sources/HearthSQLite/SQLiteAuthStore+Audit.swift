@@ -25,26 +25,9 @@ extension SQLiteAuthStore {
     }
 
     public func auditEvents(_ q: AuditEventQuery) async throws -> [AuditEvent] {
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        func add(_ condition: String, _ values: any DatabaseValueConvertible...) {
-            conditions.append(condition)
-            for value in values { arguments += [value] }
-        }
-        if let projectID = q.projectID { add("project_id = ?", projectID) }
-        if let actor = q.actor { add("actor = ?", actor) }
-        if let action = q.action { add("action = ?", action) }
-        if let uid = q.targetUID { add("target_uid = ?", uid) }
-        if let since = q.since { add("time >= ?", since.millisecondsSince1970) }
-        if let until = q.until { add("time < ?", until.millisecondsSince1970) }
-        if let p = q.before {
-            add("(time < ? OR (time = ? AND id < ?))", p.time.millisecondsSince1970, p.time.millisecondsSince1970, p.id)
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let sql = "SELECT * FROM audit_events \(filter) ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))"
-        let bound = arguments
+        let (sql, arguments) = Self.auditEventsStatement(q)
         return try await pool.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
                 AuditEvent(
                     id: row["id"], time: Date(millisecondsSince1970: row["time"]), actorKind: row["actor_kind"],
                     actor: row["actor"], clientAddress: row["client_address"], action: row["action"],
@@ -52,6 +35,40 @@ extension SQLiteAuthStore {
                     diff: row["diff"])
             }
         }
+    }
+
+    /// A page of the log as one statement: a range of the index of the query's filter, in the log's order.
+    static func auditEventsStatement(_ q: AuditEventQuery) -> (String, StatementArguments) {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        func add(_ condition: String, _ values: any DatabaseValueConvertible...) {
+            conditions.append(condition)
+            for value in values { arguments += [value] }
+        }
+        if let projectID = q.projectID { add("project_id = ?", projectID) }
+        if let action = q.action { add("action = ?", action) }
+        if let uid = q.targetUID { add("target_uid = ?", uid) }
+        if let since = q.since { add("time >= ?", since.millisecondsSince1970) }
+        if let until = q.until { add("time < ?", until.millisecondsSince1970) }
+        if let p = q.before {
+            add("(time < ? OR (time = ? AND id < ?))", p.time.millisecondsSince1970, p.time.millisecondsSince1970, p.id)
+        }
+        let order = "ORDER BY time DESC, id DESC LIMIT \(max(0, q.limit))"
+        let sql: String
+        if let actor = q.actor {
+            // Two ranges merged in the log's order: the actor's index, and the target's for events about their actor.
+            let own = conditions + ["actor = ?", AuditEvent.actorIndexCondition]
+            let aboutThemselves = conditions + ["target_uid = ?", "actor = ?"]
+            arguments = arguments + [actor] + arguments + [actor, actor]
+            sql = """
+                SELECT * FROM audit_events WHERE \(own.joined(separator: " AND "))
+                UNION ALL SELECT * FROM audit_events WHERE \(aboutThemselves.joined(separator: " AND ")) \(order)
+                """
+        } else {
+            let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            sql = "SELECT * FROM audit_events \(filter) \(order)"
+        }
+        return (sql, arguments)
     }
 
     public func purgeAuditEvents(before cutoff: Date) async throws -> Int {

@@ -420,6 +420,16 @@ enum SQLiteSchema {
                     CREATE INDEX refresh_tokens_rotated ON refresh_tokens (rotated_at) WHERE rotated_at IS NOT NULL;
                     """)
         }
+        // The actor's index without the events about their own actor (`AuditEvent.actorIndexCondition`): an end
+        // user's sign-in is one per-user index write, in the target's index, where it was two.
+        m.registerMigration("v20_audit_actor_index_without_own_events") { db in
+            try db.execute(
+                sql: """
+                    DROP INDEX audit_events_actor;
+                    CREATE INDEX audit_events_actor ON audit_events (project_id, actor, time, id)
+                      WHERE (target_uid IS NULL OR actor <> target_uid);
+                    """)
+        }
         return m
     }
 

@@ -39,6 +39,12 @@ public struct AuditEvent: Sendable, Equatable {
     }
 
     public static let success = "success"
+
+    /// The events `audit_events_actor` holds, in both stores' SQL: those not about their own actor. An end user's
+    /// own sign-in (actor and target the same uid) is found through the target's index instead, so the log's
+    /// busiest writes go into one per-user index rather than two; a query by actor reads both (`actor = ?` and this,
+    /// merged with `target_uid = ? AND actor = ?`). The stores' migrations spell it out as written here.
+    public static let actorIndexCondition = "(target_uid IS NULL OR actor <> target_uid)"
 }
 
 /// Which audit events to read: newest first, after an optional keyset position.

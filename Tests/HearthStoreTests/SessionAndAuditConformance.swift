@@ -133,6 +133,45 @@ struct SessionAndAuditConformance {
         }
     }
 
+    /// Events about their own actor (an end user's sign-in) are left out of the actor's index and found through
+    /// the target's: a query by actor still reads all of that actor's events, in the log's order and in pages.
+    @Test(arguments: Backend.available)
+    func readsAnActorsEventsAboutThemselvesAndOthersInOneOrder(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            try await store.appendAuditEvents([
+                Self.event("a1", at: 1, actor: "cli", uid: "u1"),
+                Self.event("a2", at: 2, actor: "u1", action: "user.signIn", uid: "u1"),
+                Self.event("a3", at: 3, actor: "u1", uid: "u2"),
+                Self.event("a4", at: 4, actor: "u2", action: "user.signIn", uid: "u2"),
+                Self.event("a5", at: 5, actor: "cli", uid: nil),
+                Self.event("a6", at: 6, actor: "u1", action: "user.signIn", uid: "u1"),
+                Self.event("a7", at: 7, project: "p2", actor: "u1", action: "user.signIn", uid: "u1"),
+            ])
+            func ids(
+                actor: String, action: String? = nil, uid: String? = nil, since: Int? = nil,
+                before: AuditEventPosition? = nil, limit: Int = 10
+            ) async throws -> [String] {
+                try await store.auditEvents(
+                    AuditEventQuery(
+                        projectID: "p1", actor: actor, action: action, targetUID: uid, since: since.map(Fixture.t),
+                        before: before, limit: limit)
+                ).map(\.id)
+            }
+            #expect(try await ids(actor: "u1") == ["a6", "a3", "a2"])
+            #expect(try await ids(actor: "cli") == ["a5", "a1"])
+            #expect(try await ids(actor: "u1", uid: "u1") == ["a6", "a2"])
+            #expect(try await ids(actor: "u1", uid: "u2") == ["a3"])
+            #expect(try await ids(actor: "u1", action: "user.signIn") == ["a6", "a2"])
+            #expect(try await ids(actor: "u1", since: 3) == ["a6", "a3"])
+            #expect(try await ids(actor: "u1", limit: 2) == ["a6", "a3"])
+            func after(_ id: String, at seconds: Int) -> AuditEventPosition {
+                AuditEventPosition(time: Fixture.t(seconds), id: id)
+            }
+            #expect(try await ids(actor: "u1", before: after("a6", at: 6)) == ["a3", "a2"])
+            #expect(try await ids(actor: "u1", before: after("a3", at: 3)) == ["a2"])
+        }
+    }
+
     @Test(arguments: Backend.available)
     func purgesEventsOlderThanTheCutoff(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, _ in
@@ -201,6 +240,33 @@ struct SessionAndAuditConformance {
                         && $0.contains("time<?")
                 }, "\(plan)")
             #expect(!plan.contains { $0.hasPrefix("SCAN audit_events") }, "\(plan)")
+            try await store.shutdown()
+        }
+    }
+
+    /// A query by actor merges a range of the actor's index with one of the target's, each in the log's order: no
+    /// scan of the log and no sort of it.
+    @Test func sqliteReadsAnActorsEventsOverTwoIndexRanges() async throws {
+        try await withTestDatabase(.sqlite) { database in
+            let store = try await database.open() as! SQLiteAuthStore
+            let (sql, arguments) = SQLiteAuthStore.auditEventsStatement(
+                AuditEventQuery(projectID: "p1", actor: "u1", limit: 101))
+            let plan = try await store.queryPlan(sql, arguments)
+            #expect(plan.contains { $0.hasPrefix("SEARCH audit_events USING INDEX audit_events_actor") }, "\(plan)")
+            #expect(plan.contains { $0.hasPrefix("SEARCH audit_events USING INDEX audit_events_uid") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN audit_events") || $0.contains("TEMP B-TREE") }, "\(plan)")
+            try await store.shutdown()
+        }
+    }
+
+    @Test(.enabled(if: Backend.postgresURL != nil))
+    func postgresReadsAnActorsEventsOverTwoIndexRanges() async throws {
+        try await withTestDatabase(.postgres) { database in
+            let store = try await database.open() as! PostgresAuthStore
+            let plan = try await store.queryPlan(
+                PostgresAuthStore.auditEventsStatement(AuditEventQuery(projectID: "p1", actor: "u1", limit: 101)))
+            #expect(plan.contains("audit_events_actor") && plan.contains("audit_events_uid"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
             try await store.shutdown()
         }
     }
