@@ -8,7 +8,13 @@ import PostgresNIO
 extension PostgresAuthStore {
     public func insertPasskeyChallenge(_ c: PasskeyChallenge) async throws {
         // Expired challenges are never answered; forgetting them here keeps the table small without a sweeper.
-        try await query("DELETE FROM passkey_challenges WHERE expires_at <= \(c.createdAt.millisecondsSince1970)")
+        // Keys begin with the time of issue, so they are the range before the oldest a live one may have.
+        try await query(
+            """
+            DELETE FROM passkey_challenges
+            WHERE challenge_hash < \(Data(PasskeyChallenge.expiredKeysEnd(at: c.createdAt)))
+              AND expires_at <= \(c.createdAt.millisecondsSince1970)
+            """)
         try await query(
             """
             INSERT INTO passkey_challenges (challenge_hash, project_id, purpose, uid, user_handle, created_at, expires_at)

@@ -463,5 +463,10 @@ enum PostgresSchema {
                 WHERE (target_uid IS NULL OR actor <> target_uid)
                 """,
             ]),
+        // Passkey challenges keyed in the order they are issued (`PasskeyChallenge`), as on SQLite; those issued
+        // before are dropped.
+        Migration(
+            version: "v21_passkey_challenges_in_issue_order",
+            statements: ["DELETE FROM passkey_challenges", "DROP INDEX passkey_challenges_expiry"]),
     ]
 }

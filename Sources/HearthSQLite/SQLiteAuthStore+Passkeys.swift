@@ -9,7 +9,10 @@ extension SQLiteAuthStore {
     public func insertPasskeyChallenge(_ c: PasskeyChallenge) async throws {
         try await pool.write { db in
             // Expired challenges are never answered; forgetting them here keeps the table small without a sweeper.
-            try db.run("DELETE FROM passkey_challenges WHERE expires_at <= ?", [c.createdAt.millisecondsSince1970])
+            // Keys begin with the time of issue, so they are the range before the oldest a live one may have.
+            try db.run(
+                "DELETE FROM passkey_challenges WHERE challenge_hash < ? AND expires_at <= ?",
+                [Data(PasskeyChallenge.expiredKeysEnd(at: c.createdAt)), c.createdAt.millisecondsSince1970])
             try db.run(
                 """
                 INSERT INTO passkey_challenges (challenge_hash, project_id, purpose, uid, user_handle, created_at,

@@ -69,7 +69,7 @@ import Testing
 
         let options = try await user.passkeyCreationOptions(withName: "Laptop")
         #expect(options.relyingPartyID == "localhost")
-        #expect(options.challenge.count == 32)
+        #expect(options.challenge.count == 40)  // the time of issue (8 bytes), then 32 random bytes
         #expect(options.name == "Laptop")
         #expect(!options.userID.isEmpty && options.userID != Data(user.uid.utf8))
         let authenticator = Self.newAuthenticator()

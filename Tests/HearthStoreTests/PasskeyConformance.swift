@@ -88,6 +88,41 @@ struct PasskeyConformance {
         }
     }
 
+    /// Keys begin with the time of issue, so issuing a challenge forgets those expired before it, a range of keys:
+    /// a lifetime later the first is gone from the table even for a reader whose clock says it is still live.
+    @Test(arguments: Backend.available)
+    func issuingAChallengeForgetsTheExpiredRangeOfKeys(_ backend: Backend) async throws {
+        try await withFreshStore(backend) { store, _ in
+            func challenge(_ name: String, at seconds: Int) -> PasskeyChallenge {
+                let issued = Fixture.t(seconds)
+                return PasskeyChallenge(
+                    challengeHash: PasskeyChallenge.keyPrefix(issuedAt: issued) + Fixture.hash(name), projectID: "p1",
+                    purpose: .signIn, createdAt: issued,
+                    expiresAt: issued.addingTimeInterval(PasskeyChallenge.lifetime))
+            }
+            let first = challenge("first", at: 0)
+            let second = challenge("second", at: 100)
+            try await store.insertPasskeyChallenge(first)
+            try await store.insertPasskeyChallenge(second)
+            try await store.insertPasskeyChallenge(challenge("third", at: 301))
+            #expect(
+                try await store.passkeyChallenge(hash: first.challengeHash, projectID: "p1", now: Fixture.t(1)) == nil)
+            #expect(
+                try await store.passkeyChallenge(hash: second.challengeHash, projectID: "p1", now: Fixture.t(301))
+                    == second)
+        }
+    }
+
+    @Test func challengeKeysSortByTheTimeOfIssue() {
+        let earlier = PasskeyChallenge.keyPrefix(issuedAt: Fixture.t0)
+        let later = PasskeyChallenge.keyPrefix(issuedAt: Fixture.t0.addingTimeInterval(0.001))
+        let muchLater = PasskeyChallenge.keyPrefix(issuedAt: Fixture.t0.addingTimeInterval(86_400 * 365))
+        #expect(earlier.count == 8)
+        #expect(earlier.lexicographicallyPrecedes(later))
+        #expect(later.lexicographicallyPrecedes(muchLater))
+        #expect(PasskeyChallenge.expiredKeysEnd(at: Fixture.t(300)) == PasskeyChallenge.keyPrefix(issuedAt: Fixture.t0))
+    }
+
     @Test(arguments: Backend.available)
     func aChallengeIsClaimedOnceInItsScopeBeforeItExpires(_ backend: Backend) async throws {
         try await withFreshStore(backend) { store, openAnother in

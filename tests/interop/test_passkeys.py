@@ -4,6 +4,7 @@ the negative matrix, where every refusal answers its Firebase code and issues no
 import base64
 import json
 import os
+import time
 
 import pytest
 import requests
@@ -90,7 +91,10 @@ def test_enrol_and_sign_in_as_the_sdks_do(server):
     handle = unb64(options["user"]["id"])
     assert 16 <= len(handle) <= 64 and user["localId"].encode() not in handle
     assert base64.b64encode(unb64(options["challenge"])).decode() == options["challenge"]  # standard, padded
-    assert len(unb64(options["challenge"])) == 32
+    # The time it was issued (8 bytes, microseconds since 1970, big-endian: the store keeps challenges in that
+    # order), then 32 random bytes.
+    challenge = unb64(options["challenge"])
+    assert len(challenge) == 40 and abs(int.from_bytes(challenge[:8], "big") / 1e6 - time.time()) < 60
     assert {p["alg"] for p in options["pubKeyCredParams"]} == {-7, -257, -8}
     assert options["authenticatorSelection"]["residentKey"] == "required"
 

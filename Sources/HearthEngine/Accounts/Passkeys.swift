@@ -302,12 +302,12 @@ extension AuthEngine {
         return RelyingParty(id: settings.rpID, origins: settings.expectedOrigins)
     }
 
-    /// 32 random bytes, stored as their SHA-256 for five minutes.
+    /// The time it is issued (8 bytes) and 32 random bytes, stored by its key for five minutes (`PasskeyChallenge`).
     private func issuePasskeyChallenge(
         _ purpose: PasskeyChallenge.Purpose, uid: String?, userHandle: [UInt8]?, origin: RequestOrigin
     ) async throws -> [UInt8] {
-        let challenge = random.bytes(32)
         let now = clock.now()
+        let challenge = PasskeyChallenge.keyPrefix(issuedAt: now) + random.bytes(32)
         try await store.insertPasskeyChallenge(
             PasskeyChallenge(
                 challengeHash: Self.passkeyChallengeHash(challenge), projectID: origin.project.projectID,
@@ -387,8 +387,9 @@ extension AuthEngine {
             attestationFormat: verified.attestationFormat, createdAt: clock.now())
     }
 
+    /// The challenge's key in the store: its first 8 bytes (the time it was issued), then its SHA-256.
     static func passkeyChallengeHash(_ challenge: [UInt8]) -> [UInt8] {
-        SHA256.hash(data: challenge).withUnsafeBytes { Array($0) }
+        Array(challenge.prefix(8)) + SHA256.hash(data: challenge).withUnsafeBytes { Array($0) }
     }
 
     /// The stored hash of the challenge the client data carries; INVALID_AUTHENTICATOR_RESPONSE when it has none.
