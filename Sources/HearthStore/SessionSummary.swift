@@ -40,7 +40,8 @@ public enum SessionClient {
     /// anything that is not an address.
     public static func prefix(of address: String?) -> String? {
         guard let address, !address.isEmpty else { return nil }
-        if address.contains(":") {
+        // Bytes, not Foundation's `contains` of a string (a CFString search, ~4 µs on every sign-in).
+        if address.utf8.contains(UInt8(ascii: ":")) {
             var bytes = in6_addr()
             guard inet_pton(AF_INET6, address, &bytes) == 1 else { return nil }
             let b = withUnsafeBytes(of: bytes) { Array($0) }

@@ -1,8 +1,9 @@
 import Crypto
 import CryptoExtras
+import Synchronization
 
 /// A credential public key (RFC 9052/9053 COSE_Key) of one of the algorithms Hearth accepts, as a swift-crypto key.
-struct COSEKey {
+struct COSEKey: Sendable {
     /// The COSE algorithms accepted, as WebAuthn's pubKeyCredParams name them.
     enum Algorithm: Int, Sendable, CaseIterable {
         case es256 = -7
@@ -10,7 +11,7 @@ struct COSEKey {
         case edDSA = -8
     }
 
-    enum PublicKey {
+    enum PublicKey: Sendable {
         case p256(P256.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)
@@ -30,6 +31,21 @@ struct COSEKey {
     private static let y: CBORKey = -3
     private static let n: CBORKey = -1
     private static let e: CBORKey = -2
+
+    /// The key stored as `bytes`, decoded once per process: a passkey signs in again and again, and decoding it and
+    /// checking its point cost ~15 µs each time (the verification itself ~100). Bounded: emptied when full.
+    static func stored(_ bytes: [UInt8]) throws(WebAuthnFailure) -> COSEKey {
+        if let key = decoded.withLock({ $0[bytes] }) { return key }
+        let key = try COSEKey(bytes: bytes)
+        decoded.withLock { keys in
+            if keys.count >= decodedCapacity { keys.removeAll(keepingCapacity: true) }
+            keys[bytes] = key
+        }
+        return key
+    }
+
+    private static let decodedCapacity = 4096
+    private static let decoded = Mutex<[[UInt8]: COSEKey]>([:])
 
     /// The key whose COSE_Key encoding is exactly `bytes` (as stored after registration).
     init(bytes: [UInt8]) throws(WebAuthnFailure) {

@@ -115,7 +115,7 @@ public enum WebAuthn {
             type: "webauthn.get", challenge: expectedChallenge, relyingParty: relyingParty)
         let authData = try AuthenticatorData(authenticatorData)
         try checkCommon(authData, relyingParty: relyingParty)
-        let key = try COSEKey(bytes: credentialPublicKey)
+        let key = try COSEKey.stored(credentialPublicKey)
         guard key.isValidSignature(signature, for: authenticatorData + Array(SHA256.hash(data: clientDataJSON))) else {
             throw .invalid("assertion signature is not valid")
         }

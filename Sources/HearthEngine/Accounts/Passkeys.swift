@@ -182,11 +182,10 @@ extension AuthEngine {
         // taken before, expired, never issued or an enrolment's is PASSKEY_CHALLENGE_TIMEOUT whichever path finds it
         // so. It is looked at first only when `beforeSignIn` would otherwise be called for a stale or replayed
         // response; without that, looking first cost every sign-in a read of the store.
-        let challengeHash: [UInt8]
+        let challenge = try Self.challenge(inClientData: clientData)
+        let challengeHash = Self.passkeyChallengeHash(challenge)
         if origin.project.blockingFunctions.triggers["beforeSignIn"] != nil {
-            challengeHash = try await liveChallengeHash(clientData, purpose: .signIn, origin: origin)
-        } else {
-            challengeHash = try Self.challengeHash(inClientData: clientData)
+            try await requireLiveChallenge(challengeHash, purpose: .signIn, origin: origin)
         }
         guard let owner = try await passkeyOwner(credentialID, projectID: project.projectID),
             let passkey = owner.user.passkeys.first(where: { $0.credentialID == credentialID })
@@ -205,8 +204,8 @@ extension AuthEngine {
         do {
             assertion = try WebAuthn.verifyAssertion(
                 clientDataJSON: clientData, authenticatorData: authenticatorData, signature: signature,
-                expectedChallenge: try WebAuthn.challenge(inClientDataJSON: clientData), relyingParty: rp,
-                credentialPublicKey: passkey.publicKey, storedSignCount: passkey.signCount)
+                expectedChallenge: challenge, relyingParty: rp, credentialPublicKey: passkey.publicKey,
+                storedSignCount: passkey.signCount)
         } catch {
             try await takeChallenge(challengeHash, origin: origin)
             if error.kind == .possibleClone {
@@ -330,17 +329,15 @@ extension AuthEngine {
         return claimed
     }
 
-    /// The hash of the live challenge of `purpose` the client data answers, without taking it: unknown, used,
-    /// expired or another purpose's is PASSKEY_CHALLENGE_TIMEOUT, before any verification.
-    private func liveChallengeHash(
-        _ clientDataJSON: [UInt8], purpose: PasskeyChallenge.Purpose, origin: RequestOrigin
-    ) async throws -> [UInt8] {
-        let hash = try Self.challengeHash(inClientData: clientDataJSON)
+    /// Looks at the challenge without taking it: unknown, used, expired or another purpose's is
+    /// PASSKEY_CHALLENGE_TIMEOUT, before any verification.
+    private func requireLiveChallenge(
+        _ hash: [UInt8], purpose: PasskeyChallenge.Purpose, origin: RequestOrigin
+    ) async throws {
         guard
             try await store.passkeyChallenge(hash: hash, projectID: origin.project.projectID, now: clock.now())?
                 .purpose == purpose
         else { throw AuthError(.passkeyChallengeTimeout) }
-        return hash
     }
 
     /// Takes a sign-in's challenge for a refusal; PASSKEY_CHALLENGE_TIMEOUT when it was no live sign-in challenge
@@ -394,7 +391,12 @@ extension AuthEngine {
 
     /// The stored hash of the challenge the client data carries; INVALID_AUTHENTICATOR_RESPONSE when it has none.
     private static func challengeHash(inClientData clientDataJSON: [UInt8]) throws(AuthError) -> [UInt8] {
-        do { return passkeyChallengeHash(try WebAuthn.challenge(inClientDataJSON: clientDataJSON)) } catch {
+        passkeyChallengeHash(try challenge(inClientData: clientDataJSON))
+    }
+
+    /// The challenge the client data carries; INVALID_AUTHENTICATOR_RESPONSE when it has none.
+    private static func challenge(inClientData clientDataJSON: [UInt8]) throws(AuthError) -> [UInt8] {
+        do { return try WebAuthn.challenge(inClientDataJSON: clientDataJSON) } catch {
             throw AuthError(.invalidAuthenticatorResponse)
         }
     }
