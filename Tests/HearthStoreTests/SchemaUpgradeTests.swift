@@ -85,6 +85,52 @@ import Testing
             try await store.shutdown()
         }
     }
+
+    /// A log written while the actor's index held every event (before `v20_audit_actor_index_without_own_events`)
+    /// reads the same by actor afterwards; challenges issued before `v21_passkey_challenges_in_issue_order` are
+    /// gone (their keys have another shape), and challenges issued after it are claimed as ever.
+    @Test(arguments: Backend.available)
+    func auditLogAndChallengesWrittenBeforeTheirIndexesChanged(_ backend: Backend) async throws {
+        try await withTestDatabase(backend) { database in
+            try await database.migrate(before: "v20_audit_actor_index_without_own_events")
+            let ms = { (seconds: Int) in String(Fixture.t(seconds).millisecondsSince1970) }
+            try await database.execute([
+                """
+                INSERT INTO audit_events (id, time, actor_kind, actor, action, project_id, target_uid, outcome)
+                VALUES ('a1', \(ms(1)), 'serviceAccount', 'cli', 'user.update', 'p1', 'u1', 'success'),
+                  ('a2', \(ms(2)), 'endUser', 'u1', 'user.signIn', 'p1', 'u1', 'success'),
+                  ('a3', \(ms(3)), 'endUser', 'u1', 'user.signIn', 'p1', 'u1', 'success')
+                """,
+                """
+                INSERT INTO passkey_challenges (challenge_hash, project_id, purpose, created_at, expires_at)
+                VALUES (\(database.blobLiteral(Fixture.hash("old"))), 'p1', 'sign_in', \(ms(0)), \(ms(300)))
+                """,
+            ])
+
+            let store = try await database.open()
+            do {
+                let byActor = try await store.auditEvents(AuditEventQuery(projectID: "p1", actor: "u1", limit: 10))
+                #expect(byActor.map(\.id) == ["a3", "a2"])
+                #expect(
+                    try await store.auditEvents(AuditEventQuery(projectID: "p1", actor: "cli", limit: 10)).map(\.id)
+                        == ["a1"])
+                #expect(
+                    try await store.passkeyChallenge(hash: Fixture.hash("old"), projectID: "p1", now: Fixture.t(1)) == nil)
+                let issued = PasskeyChallenge.keyPrefix(issuedAt: Fixture.t(1)) + Fixture.hash("new")
+                try await store.insertPasskeyChallenge(
+                    PasskeyChallenge(
+                        challengeHash: issued, projectID: "p1", purpose: .signIn, createdAt: Fixture.t(1),
+                        expiresAt: Fixture.t(301)))
+                #expect(
+                    try await store.consumePasskeyChallenge(hash: issued, projectID: "p1", now: Fixture.t(2))?.purpose
+                        == .signIn)
+            } catch {
+                try await store.shutdown()
+                throw error
+            }
+            try await store.shutdown()
+        }
+    }
 }
 
 extension TestDatabase {
