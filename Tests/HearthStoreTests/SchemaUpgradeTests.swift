@@ -115,7 +115,8 @@ import Testing
                     try await store.auditEvents(AuditEventQuery(projectID: "p1", actor: "cli", limit: 10)).map(\.id)
                         == ["a1"])
                 #expect(
-                    try await store.passkeyChallenge(hash: Fixture.hash("old"), projectID: "p1", now: Fixture.t(1)) == nil)
+                    try await store.passkeyChallenge(hash: Fixture.hash("old"), projectID: "p1", now: Fixture.t(1))
+                        == nil)
                 let issued = PasskeyChallenge.keyPrefix(issuedAt: Fixture.t(1)) + Fixture.hash("new")
                 try await store.insertPasskeyChallenge(
                     PasskeyChallenge(
