@@ -1,6 +1,6 @@
 import Crypto
 import CryptoExtras
-import Synchronization
+import HearthCore
 
 /// A credential public key (RFC 9052/9053 COSE_Key) of one of the algorithms Hearth accepts, as a swift-crypto key.
 struct COSEKey: Sendable {
@@ -35,17 +35,13 @@ struct COSEKey: Sendable {
     /// The key stored as `bytes`, decoded once per process: a passkey signs in again and again, and decoding it and
     /// checking its point cost ~15 µs each time (the verification itself ~100). Bounded: emptied when full.
     static func stored(_ bytes: [UInt8]) throws(WebAuthnFailure) -> COSEKey {
-        if let key = decoded.withLock({ $0[bytes] }) { return key }
+        if let key = decoded[bytes] { return key }
         let key = try COSEKey(bytes: bytes)
-        decoded.withLock { keys in
-            if keys.count >= decodedCapacity { keys.removeAll(keepingCapacity: true) }
-            keys[bytes] = key
-        }
+        decoded.insert(key, for: bytes)
         return key
     }
 
-    private static let decodedCapacity = 4096
-    private static let decoded = Mutex<[[UInt8]: COSEKey]>([:])
+    private static let decoded = BoundedTable<[UInt8], COSEKey>(capacity: 4096)
 
     /// The key whose COSE_Key encoding is exactly `bytes` (as stored after registration).
     init(bytes: [UInt8]) throws(WebAuthnFailure) {
